@@ -1,0 +1,34 @@
+"""The Embedder port: text in, unit-length float32 vectors out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed width.
+
+    ``name`` identifies the model: vectors of two embedders with different names are never
+    mixed in one index (the engine checks it when a folder is reopened).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed a batch of documents; returns an array of shape (len(texts), dim)."""
+        ...
+
+    def embed_query(self, text: str) -> Vectors:
+        """Embed one query; returns shape (dim,)."""
+        ...

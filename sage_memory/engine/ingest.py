@@ -1,0 +1,277 @@
+"""Applying an extractor's proposal to the graph: entity resolution, provenance, changing facts.
+
+The extractor proposes (``GraphDelta``); this module decides what that means for the stored
+graph and writes it into a :class:`UnitOfWork`:
+
+- each proposed node is resolved to an existing node of the same scope (exact name or alias,
+  fuzzy name, name embedding) or created; an ambiguous match creates a node and records a merge
+  candidate on it for the evolver's review queue;
+- each proposed edge becomes a new edge, or reinforces an identical current one;
+- a new value of a single-valued relation (lives in, works at, status...) expires the previous
+  edge (``valid_to`` and ``expired_at`` set) instead of deleting it;
+- a negated statement expires the matching current edge, or is kept as a negated fact;
+- every touched node and edge lists the memory in its provenance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from sage_memory.config import ExtractConfig
+from sage_memory.embed.base import Embedder
+from sage_memory.engine.unit import UnitOfWork
+from sage_memory.extract.names import merge_aliases, normalize_name
+from sage_memory.extract.resolve import resolve_entity
+from sage_memory.index.base import VectorIndex, collection_name
+from sage_memory.schema import Schema
+from sage_memory.store.base import Vector
+from sage_memory.types import Edge, EdgeSpec, GraphDelta, Memory, Node, NodeSpec, new_id
+
+#: How much a repeated statement of a fact strengthens its edge.
+REINFORCE_STEP = 0.1
+MAX_WEIGHT = 5.0
+
+
+@dataclass
+class IngestOutcome:
+    node_ids: list[str] = field(default_factory=list)
+    edge_ids: list[str] = field(default_factory=list)
+    expired_edge_ids: list[str] = field(default_factory=list)
+
+
+class Ingestor:
+    """Turns a GraphDelta for one memory into row changes. Holds no state between calls."""
+
+    def __init__(
+        self,
+        index: VectorIndex,
+        embedder: Embedder,
+        schema: Schema,
+        config: ExtractConfig,
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.schema = schema
+        self.config = config
+        self.aliases = merge_aliases(config.aliases)
+        self.single_valued = frozenset(config.single_valued)
+
+    def apply(
+        self, uow: UnitOfWork, memory: Memory, delta: GraphDelta, now: datetime
+    ) -> IngestOutcome:
+        out = IngestOutcome()
+        if not delta.nodes:
+            return out
+        names = [s.name for s in delta.nodes]
+        vectors = self.embedder.embed(names)
+        key_to_id: dict[str, str] = {}
+        for spec, vec in zip(delta.nodes, vectors, strict=True):
+            node = self._resolve_node(uow, memory, spec, vec, now)
+            key_to_id[spec.key] = node.id
+            if node.id not in out.node_ids:
+                out.node_ids.append(node.id)
+        for espec in delta.edges:
+            src, dst = key_to_id.get(espec.source), key_to_id.get(espec.target)
+            if src is None or dst is None or src == dst:
+                continue
+            self._apply_edge(uow, memory, espec, src, dst, now, out)
+        return out
+
+    # -- nodes -----------------------------------------------------------------------------
+    def _resolve_node(
+        self, uow: UnitOfWork, memory: Memory, spec: NodeSpec, vec: Vector, now: datetime
+    ) -> Node:
+        scope = memory.scope.partition
+        norm = normalize_name(spec.name, self.aliases, builtin=False)
+        lookup = [spec.name, norm, *spec.aliases]
+        candidates = {n.id: n for n in uow.find_nodes(scope, lookup)}
+        cand_vectors: dict[str, Vector] = {}
+        for nid, score in self.index.query(collection_name(scope.key, "node"), vec, 5):
+            if score >= self.config.ambiguous_threshold and nid not in candidates:
+                node = uow.node(scope, nid)
+                if node is not None:
+                    candidates[nid] = node
+        if candidates:
+            cand_vectors = dict(uow.store.get_vectors(list(candidates)))
+            cand_vectors.update({k: v for k, v in uow.vectors.items() if k in candidates})
+        label = self.schema.map_label(spec.label)
+        spec = dataclasses.replace(spec, label=label)
+        res = resolve_entity(
+            spec,
+            list(candidates.values()),
+            spec_vector=vec,
+            candidate_vectors=cand_vectors,
+            config=self.config,
+        )
+        if res.node_id is not None and res.node_id in candidates:
+            return self._merge_into(uow, candidates[res.node_id], memory, spec, norm, now)
+        aliases = tuple(dict.fromkeys(a for a in (*spec.aliases, norm) if a and a != spec.name))
+        attributes: dict[str, Any] = dict(spec.attributes)
+        if res.ambiguous:
+            attributes["merge_candidates"] = [nid for nid, _ in res.ambiguous]
+        node = Node(
+            id=new_id(),
+            scope=scope,
+            name=spec.name,
+            label=label,
+            aliases=aliases,
+            summary=spec.summary,
+            attributes=attributes,
+            confidence=spec.confidence,
+            salience=spec.salience,
+            memory_ids=(memory.id,),
+            created_at=now,
+            updated_at=now,
+        )
+        uow.put(node, np.asarray(vec, dtype=np.float32))
+        return node
+
+    def _merge_into(
+        self,
+        uow: UnitOfWork,
+        node: Node,
+        memory: Memory,
+        spec: NodeSpec,
+        norm: str,
+        now: datetime,
+    ) -> Node:
+        aliases = tuple(
+            dict.fromkeys(
+                a for a in (*node.aliases, spec.name, norm, *spec.aliases) if a and a != node.name
+            )
+        )
+        attributes = {**node.attributes, **spec.attributes}
+        label = node.label
+        if label in ("Entity", "Concept") and spec.label not in ("Entity", "Concept"):
+            label = spec.label  # a more specific label learnt later wins
+        updated = dataclasses.replace(
+            node,
+            aliases=aliases,
+            attributes=attributes,
+            label=label,
+            summary=node.summary or spec.summary,
+            confidence=max(node.confidence, spec.confidence),
+            salience=max(node.salience, spec.salience),
+            memory_ids=tuple(dict.fromkeys((*node.memory_ids, memory.id))),
+            updated_at=now,
+        )
+        uow.put(updated)
+        return updated
+
+    # -- edges -----------------------------------------------------------------------------
+    def _apply_edge(
+        self,
+        uow: UnitOfWork,
+        memory: Memory,
+        spec: EdgeSpec,
+        src: str,
+        dst: str,
+        now: datetime,
+        out: IngestOutcome,
+    ) -> None:
+        scope = memory.scope.partition
+        relation, original = self.schema.map_relation(spec.relation)
+        attributes: dict[str, Any] = dict(spec.attributes)
+        if original is not None:
+            attributes["original_relation"] = original
+        valid_from = spec.valid_from or memory.event_time or memory.timestamp
+        existing = [
+            e for e in uow.edges_of(scope, [src], relations=[relation]) if e.source_id == src
+        ]
+        current = [e for e in existing if e.expired_at is None and e.valid_to is None]
+        same = [e for e in current if e.target_id == dst and not e.attributes.get("negated")]
+        if spec.negated:
+            if same:
+                for e in same:
+                    self._expire(uow, e, valid_from, now, memory, out)
+                return
+            attributes["negated"] = True
+        elif same:
+            e = same[0]
+            reinforced = dataclasses.replace(
+                e,
+                weight=min(MAX_WEIGHT, e.weight + REINFORCE_STEP),
+                confidence=max(e.confidence, spec.confidence),
+                memory_ids=tuple(dict.fromkeys((*e.memory_ids, memory.id))),
+            )
+            uow.put(reinforced)
+            out.edge_ids.append(e.id)
+            return
+        if relation in self.single_valued and not spec.negated:
+            for e in current:
+                if e.target_id != dst and not e.attributes.get("negated"):
+                    self._expire(uow, e, valid_from, now, memory, out)
+        edge = Edge(
+            id=new_id(),
+            scope=scope,
+            source_id=src,
+            target_id=dst,
+            relation=relation,
+            fact=spec.fact,
+            weight=1.0,
+            confidence=spec.confidence,
+            valid_from=valid_from,
+            valid_to=spec.valid_to,
+            created_at=now,
+            memory_ids=(memory.id,),
+            attributes=attributes,
+        )
+        uow.put(edge)
+        out.edge_ids.append(edge.id)
+
+    @staticmethod
+    def _expire(
+        uow: UnitOfWork,
+        edge: Edge,
+        valid_to: datetime,
+        now: datetime,
+        memory: Memory,
+        out: IngestOutcome,
+    ) -> None:
+        attributes = {**edge.attributes, "superseded_by_memory": memory.id}
+        uow.put(dataclasses.replace(edge, valid_to=valid_to, expired_at=now, attributes=attributes))
+        out.expired_edge_ids.append(edge.id)
+
+
+def support_removal(
+    uow: UnitOfWork,
+    memory: Memory,
+    nodes: Sequence[Node],
+    edges: Sequence[Edge],
+    now: datetime,
+) -> tuple[list[str], list[str]]:
+    """Drop ``memory`` from the provenance of ``nodes``/``edges``; delete what only it supported.
+
+    Edges touching a deleted node go too. Returns (deleted node ids, deleted edge ids).
+    """
+    dead_nodes: list[str] = []
+    dead_edges: list[str] = []
+    scope = memory.scope.partition
+    for node in nodes:
+        rest = tuple(m for m in node.memory_ids if m != memory.id)
+        if rest:
+            uow.put(dataclasses.replace(node, memory_ids=rest, updated_at=now))
+        else:
+            dead_nodes.append(node.id)
+    for edge in [*edges, *uow.edges_of(scope, dead_nodes)]:
+        current = uow.edge(scope, edge.id)
+        if current is None:
+            continue
+        rest = tuple(m for m in current.memory_ids if m != memory.id)
+        touches_dead = current.source_id in dead_nodes or current.target_id in dead_nodes
+        if rest and not touches_dead:
+            uow.put(dataclasses.replace(current, memory_ids=rest))
+        elif current.id not in dead_edges:
+            uow.remove(current)
+            dead_edges.append(current.id)
+    for nid in dead_nodes:
+        node = uow.node(scope, nid)
+        if node is not None:
+            uow.remove(node)
+    return dead_nodes, dead_edges

@@ -1,0 +1,144 @@
+"""A unit of work: the rows one call touches, collected before one atomic write.
+
+Planning an add (or a chunk of add_many) reads the store, but must also see what earlier steps
+of the same call already decided (a node created for memory 1 is the node memory 2 mentions).
+The unit keeps each touched row's original and current state and turns them into one journal
+batch at the end; rows changed back to their original state produce no change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from sage_memory.codec import Record
+from sage_memory.engine.journal import Batch
+from sage_memory.store.base import GraphStore, Vector, name_key
+from sage_memory.types import Change, Edge, Memory, Node, Scope
+
+_MISSING = object()
+
+
+class UnitOfWork:
+    def __init__(self, store: GraphStore, batch: Batch) -> None:
+        self.store = store
+        self.batch = batch
+        self._original: dict[str, Record | None] = {}
+        self._current: dict[str, Record | None] = {}
+        self.vectors: dict[str, Vector] = {}
+
+    # -- reading through the pending state -------------------------------------------------
+    def node(self, scope: Scope, node_id: str) -> Node | None:
+        if node_id in self._current:
+            rec = self._current[node_id]
+            return rec if isinstance(rec, Node) else None
+        found = self.store.get_nodes(scope, [node_id])
+        return found[0] if found else None
+
+    def edge(self, scope: Scope, edge_id: str) -> Edge | None:
+        if edge_id in self._current:
+            rec = self._current[edge_id]
+            return rec if isinstance(rec, Edge) else None
+        found = self.store.get_edges(scope, [edge_id])
+        return found[0] if found else None
+
+    def find_nodes(self, scope: Scope, names: Sequence[str]) -> list[Node]:
+        keys = {name_key(n) for n in names}
+        out: dict[str, Node] = {}
+        for n in self.store.find_nodes(scope, list(names)):
+            cur = self.node(scope, n.id)
+            if cur is not None and self._matches(cur, keys):
+                out[n.id] = cur
+        for rec in self._current.values():
+            if isinstance(rec, Node) and rec.scope.key == scope.key and self._matches(rec, keys):
+                out[rec.id] = rec
+        return list(out.values())
+
+    @staticmethod
+    def _matches(node: Node, keys: set[str]) -> bool:
+        return bool(keys & {name_key(node.name), *(name_key(a) for a in node.aliases)})
+
+    def edges_of(
+        self, scope: Scope, node_ids: Sequence[str], relations: Sequence[str] | None = None
+    ) -> list[Edge]:
+        wanted = set(node_ids)
+        out: dict[str, Edge] = {}
+        for e in self.store.edges_of(scope, node_ids, relations=relations):
+            cur = self.edge(scope, e.id)
+            if cur is not None:
+                out[e.id] = cur
+        for rec in self._current.values():
+            if (
+                isinstance(rec, Edge)
+                and rec.scope.key == scope.key
+                and (rec.source_id in wanted or rec.target_id in wanted)
+                and (relations is None or rec.relation in relations)
+            ):
+                out[rec.id] = rec
+        return list(out.values())
+
+    def snapshot(self) -> tuple[dict[str, Record | None], dict[str, Record | None], dict[str, Vector]]:
+        """The pending state, to :meth:`restore` if planning one memory fails halfway."""
+        return dict(self._original), dict(self._current), dict(self.vectors)
+
+    def restore(
+        self, saved: tuple[dict[str, Record | None], dict[str, Record | None], dict[str, Vector]]
+    ) -> None:
+        self._original, self._current, self.vectors = (dict(s) for s in saved)  # type: ignore[assignment]
+
+    def touched(self) -> Iterable[Record]:
+        return (r for r in self._current.values() if r is not None)
+
+    # -- writing ---------------------------------------------------------------------------
+    def put(self, record: Record, vector: Vector | None = None) -> None:
+        """Insert or replace a row (its original state is read once, on first touch)."""
+        if record.id not in self._original:
+            self._original[record.id] = self._load(record)
+        self._current[record.id] = record
+        if vector is not None:
+            self.vectors[record.id] = vector
+
+    def remove(self, record: Record) -> None:
+        if record.id not in self._original:
+            self._original[record.id] = self._load(record)
+        self._current[record.id] = None
+        self.vectors.pop(record.id, None)
+
+    def _load(self, record: Record) -> Record | None:
+        if isinstance(record, Memory):
+            found: Sequence[Record] = self.store.get_memories(record.scope, [record.id])
+        elif isinstance(record, Node):
+            found = self.store.get_nodes(record.scope, [record.id])
+        else:
+            found = self.store.get_edges(record.scope, [record.id])
+        return found[0] if found else None
+
+    def changes(self) -> list[Change]:
+        """The journal entries for everything touched, in a safe order: memories, then nodes,
+        then edges for writes; edges before nodes for deletions."""
+
+        def rank(rid: str) -> int:
+            rec = self._current[rid] or self._original[rid]
+            deleting = self._current[rid] is None
+            order = {Memory: 0, Node: 1, Edge: 2}[type(rec)]
+            return -order if deleting else order
+
+        for rid in sorted(self._current, key=rank):
+            before, after = self._original[rid], self._current[rid]
+            if before is None and after is None:
+                continue
+            if before is not None and after is not None and _same(before, after):
+                if rid not in self.vectors:
+                    continue
+            self.batch.record(before, after)
+        return self.batch.changes
+
+    def commit(self) -> list[Change]:
+        changes = self.changes()
+        if changes:
+            self.store.apply(changes, self.vectors)
+        return changes
+
+
+def _same(a: Record, b: Record) -> bool:
+    return dataclasses.astuple(a) == dataclasses.astuple(b)  # type: ignore[arg-type]

@@ -1,0 +1,54 @@
+"""The VectorIndex port: nearest-neighbour search over named collections of unit vectors.
+
+The index is derived data: SQLite holds every vector, and the engine rebuilds or reconciles
+the index from it. Collections are named by the engine (one per scope partition and entity
+kind, so a query never filters across other users' vectors); a backend maps those names to
+whatever its storage accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """Batch-first vector search. Vectors are L2-normalised; scores are cosine similarities."""
+
+    #: True when the index keeps its data on disk between processes.
+    persistent: bool
+
+    def upsert(self, collection: str, ids: Sequence[str], vectors: Vectors) -> None:
+        """Insert or replace vectors (shape (len(ids), dim))."""
+        ...
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Remove vectors; unknown ids are ignored."""
+        ...
+
+    def query(self, collection: str, vector: Vectors, k: int) -> list[tuple[str, float]]:
+        """The k nearest ids with cosine similarity, best first; [] for an unknown collection."""
+        ...
+
+    def ids(self, collection: str) -> set[str]:
+        """Every id in a collection (used to reconcile with the source of truth)."""
+        ...
+
+    def count(self, collection: str) -> int: ...
+
+    def drop(self, collection: str) -> None:
+        """Delete a whole collection; unknown collections are ignored."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def collection_name(scope_key: str, entity: str) -> str:
+    """The logical collection of one partition's memories or nodes (backends map it further)."""
+    return f"{entity}|{scope_key}"
