@@ -26,8 +26,14 @@ class AsyncSageMemory:
         ...     res = await mem.search("where does Alice live?", user_id="alice")
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> None:
-        self.sync = kwargs.pop("sync", None) or SageMemory(path, **kwargs)
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        sync: SageMemory | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.sync: SageMemory = sync if sync is not None else SageMemory(path, **kwargs)
 
     @classmethod
     def wrap(cls, mem: SageMemory) -> AsyncSageMemory:

@@ -45,10 +45,12 @@ from sage_memory.types import (
     AddResult,
     Change,
     Edge,
+    EdgeSpec,
     GraphDelta,
     Memory,
     MemoryKind,
     Node,
+    NodeSpec,
     RetrievalResult,
     Scope,
     Subgraph,
@@ -696,8 +698,10 @@ class SageMemory:
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
+        exact: bool = False,
     ) -> Node:
-        """A node by id, by exact name or alias, or by the best lexical match of its name."""
+        """A node by id, by exact name or alias, or (unless ``exact``) by the best lexical match
+        of its name."""
         scope = Scope(user_id, agent_id, run_id).partition
         if not isinstance(name_or_id, str) or not name_or_id.strip():
             raise ValidationError("give a node name or id to explore from")
@@ -707,10 +711,10 @@ class SageMemory:
         from sage_memory.extract.names import merge_aliases, normalize_name
 
         norm = normalize_name(name_or_id, merge_aliases(self.config.extract.aliases), builtin=False)
-        exact = self.store.find_nodes(scope, [name_or_id, norm])
-        if exact:
-            return max(exact, key=lambda n: (len(n.memory_ids), n.salience))
-        lexical = self.store.search_text(scope, name_or_id, entity="node", limit=1)
+        named = self.store.find_nodes(scope, [name_or_id, norm])
+        if named:
+            return max(named, key=lambda n: (len(n.memory_ids), n.salience))
+        lexical = [] if exact else self.store.search_text(scope, name_or_id, entity="node", limit=1)
         if lexical:
             return self.store.get_nodes(scope, [lexical[0][0]])[0]
         raise NotFoundError(f"no node named or with id {name_or_id!r} in this scope")
@@ -741,6 +745,71 @@ class SageMemory:
             "extractor": getattr(self.extractor, "name", type(self.extractor).__name__),
             "path": None if self.path is None else str(self.path),
         }
+
+    # -- direct graph edits (logic in engine/graph_edit.py) --------------------------------
+    def add_graph(
+        self,
+        text: str,
+        *,
+        nodes: Sequence[NodeSpec],
+        edges: Sequence[EdgeSpec] = (),
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        timestamp: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        kind: MemoryKind | None = None,
+    ) -> AddResult:
+        """Remember ``text`` together with the nodes and edges it states, as given.
+
+        No extractor runs: each node is the existing node of that exact name or alias, or a new
+        one; each edge links two of ``nodes`` by their ``key``. Journaled as one batch.
+        """
+        from sage_memory.engine.graph_edit import add_graph
+
+        self._check_open()
+        scope = Scope(user_id, agent_id, run_id)
+        return add_graph(
+            self, text, nodes, edges, scope, timestamp=timestamp, metadata=metadata,
+            source=source, kind=kind,
+        )  # fmt: skip
+
+    def delete_node(
+        self, name_or_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[Change]:
+        """Remove a node (by id or exact name) and its edges; undoable. Memories stay."""
+        from sage_memory.engine.graph_edit import delete_node
+
+        node = self.find_node(name_or_id, user_id=user_id, agent_id=agent_id, exact=True)
+        return delete_node(self, node)
+
+    def delete_edge(
+        self, edge_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[Change]:
+        """Remove one edge by id; undoable. Its nodes and memories stay."""
+        from sage_memory.engine.graph_edit import delete_edge
+
+        found = self.store.get_edges(Scope(user_id, agent_id).partition, [edge_id])
+        if not found:
+            raise NotFoundError(f"no edge with id {edge_id!r} in this scope")
+        return delete_edge(self, found[0])
+
+    def graph(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        include_expired: bool = False,
+    ) -> Subgraph:
+        """Every node and (current, unless ``include_expired``) edge of a scope's graph."""
+        from sage_memory.engine.graph_edit import whole_graph
+
+        return whole_graph(self, Scope(user_id, agent_id), include_expired=include_expired)
+
+    def scopes(self) -> list[Scope]:
+        """Every scope partition (user_id, agent_id) that holds memories or graph items."""
+        return self.store.partitions()
 
     # -- journal ---------------------------------------------------------------------------
     def undo(self, change_or_batch_id: str, *, force: bool = False) -> list[Change]:

@@ -271,7 +271,7 @@ def support_removal(
             uow.remove(current)
             dead_edges.append(current.id)
     for nid in dead_nodes:
-        node = uow.node(scope, nid)
-        if node is not None:
-            uow.remove(node)
+        dead = uow.node(scope, nid)
+        if dead is not None:
+            uow.remove(dead)
     return dead_nodes, dead_edges

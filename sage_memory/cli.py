@@ -1,0 +1,440 @@
+"""The ``sage-memory`` command line: the engine from a shell.
+
+    sage-memory --path ./memory --user alice add "Alice moved to Berlin"
+    sage-memory --path ./memory --user alice search "where does alice live?" --json
+    sage-memory demo
+
+``--json`` output is stable for scripts: top-level keys and item fields only ever get added.
+Errors go to stderr as ``error: ...`` with exit status 2; success exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sage_memory.errors import SageMemoryError, ValidationError
+
+Handler = Callable[[argparse.Namespace], int]
+_COMMANDS: dict[str, Handler] = {}
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        _COMMANDS[name] = fn
+        return fn
+
+    return register
+
+
+# -- output -------------------------------------------------------------------------------------
+def _iso(d: datetime | None) -> str | None:
+    return None if d is None else d.isoformat()
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True, default=str))
+    else:
+        print(text)
+
+
+def memory_json(m: Any) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "text": m.text,
+        "timestamp": _iso(m.timestamp),
+        "kind": m.kind,
+        "role": m.role,
+        "metadata": dict(m.metadata),
+        "extraction": m.extraction,
+        "scope": m.scope.as_dict(),
+    }
+
+
+def node_json(n: Any) -> dict[str, Any]:
+    return {
+        "id": n.id,
+        "name": n.name,
+        "label": n.label,
+        "aliases": list(n.aliases),
+        "attributes": dict(n.attributes),
+        "confidence": n.confidence,
+        "memory_ids": list(n.memory_ids),
+    }
+
+
+def edge_json(e: Any, names: dict[str, str]) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "source": names.get(e.source_id, e.source_id),
+        "target": names.get(e.target_id, e.target_id),
+        "source_id": e.source_id,
+        "target_id": e.target_id,
+        "relation": e.relation,
+        "fact": e.fact,
+        "weight": e.weight,
+        "confidence": e.confidence,
+        "valid_from": _iso(e.valid_from),
+        "valid_to": _iso(e.valid_to),
+        "expired_at": _iso(e.expired_at),
+        "memory_ids": list(e.memory_ids),
+    }
+
+
+# -- opening the memory -------------------------------------------------------------------------
+def _open(args: argparse.Namespace, path: str | None = None) -> Any:
+    from sage_memory.engine.core import SageMemory
+
+    return SageMemory(path or args.path, embedder=args.embedder)
+
+
+def _scope(args: argparse.Namespace) -> dict[str, str | None]:
+    return {"user_id": args.user, "agent_id": args.agent, "run_id": args.run}
+
+
+def _timestamp(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise ValidationError(
+            f"--timestamp {value!r}: use ISO-8601, e.g. 2026-05-01T10:00"
+        ) from exc
+
+
+# -- commands -----------------------------------------------------------------------------------
+@command("add")
+def cmd_add(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    with _open(args) as mem:
+        r = mem.add(
+            text, timestamp=_timestamp(args.timestamp), infer=not args.no_infer, **_scope(args)
+        )
+        data = {
+            "memory_id": r.memory_id,
+            "node_ids": list(r.node_ids),
+            "edge_ids": list(r.edge_ids),
+            "expired_edge_ids": list(r.expired_edge_ids),
+            "extraction_error": r.extraction_error,
+        }
+        _emit(
+            args,
+            data,
+            f"added {r.memory_id} ({len(r.node_ids)} nodes, {len(r.edge_ids)} edges"
+            + (f", {len(r.expired_edge_ids)} facts expired" if r.expired_edge_ids else "")
+            + ")",
+        )
+    return 0
+
+
+def _read_items(path: str) -> Iterator[str | dict[str, Any]]:
+    fh = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    try:
+        jsonl = path.endswith((".jsonl", ".ndjson"))
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            if jsonl:
+                try:
+                    item = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValidationError(f"{path}:{lineno}: not JSON ({exc.msg})") from exc
+                yield item if isinstance(item, dict) else str(item)
+            else:
+                yield line.rstrip("\n")
+    finally:
+        if fh is not sys.stdin:
+            fh.close()
+
+
+@command("import")
+def cmd_import(args: argparse.Namespace) -> int:
+    if args.file != "-" and not Path(args.file).is_file():
+        raise ValidationError(f"{args.file} does not exist")
+    items = list(_read_items(args.file))
+    with _open(args) as mem:
+        results = mem.add_many(
+            items, infer=not args.no_infer, progress=not args.quiet, **_scope(args)
+        )
+    _emit(
+        args,
+        {"imported": len(results), "memory_ids": [r.memory_id for r in results]},
+        f"imported {len(results)} memories",
+    )
+    return 0
+
+
+@command("search")
+def cmd_search(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        res = mem.search(args.query, limit=args.limit, as_of=_timestamp(args.as_of), **_scope(args))
+    names = {h.node.id: h.node.name for h in res.nodes}
+    names.update({h.edge.source_id: h.source_name for h in res.edges})
+    names.update({h.edge.target_id: h.target_name for h in res.edges})
+    data = {
+        "query": res.query,
+        "took_ms": round(res.took_ms, 2),
+        "memories": [
+            {**memory_json(h.memory), "score": h.score, "channels": list(h.channels), "why": h.why}
+            for h in res.memories
+        ],
+        "nodes": [{**node_json(h.node), "score": h.score, "why": h.why} for h in res.nodes],
+        "edges": [{**edge_json(h.edge, names), "score": h.score, "why": h.why} for h in res.edges],
+        "context": res.context,
+    }
+    lines = [f"{h.score:.3f}  {h.text}  [{h.id[:8]}; {'+'.join(h.channels)}]" for h in res.memories]
+    _emit(args, data, "\n".join(lines) or "no memories found")
+    return 0
+
+
+@command("explore")
+def cmd_explore(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        sub = mem.explore(
+            args.name,
+            hops=args.hops,
+            relations=args.relation or None,
+            include_expired=args.history,
+            **_scope(args),
+        )
+    names = {n.id: n.name for n in sub.nodes}
+    data = {
+        "start": list(sub.start),
+        "nodes": [node_json(n) for n in sub.nodes],
+        "edges": [edge_json(e, names) for e in sub.edges],
+    }
+    lines = [f"{n.name} ({n.label})" for n in sub.nodes if n.id in sub.start]
+    for e in sub.edges:
+        when = ""
+        if e.valid_to is not None:
+            when = f"  [until {e.valid_to.date()}]"
+        lines.append(f"  {names[e.source_id]} -{e.relation}-> {names[e.target_id]}{when}")
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+@command("stats")
+def cmd_stats(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        scoped = args.user is not None or args.agent is not None or args.run is not None
+        stats = mem.stats(**_scope(args)) if scoped and not args.all else mem.stats()
+    _emit(args, stats, "\n".join(f"{k}: {v}" for k, v in stats.items()))
+    return 0
+
+
+@command("export")
+def cmd_export(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        who = {} if args.all else {"user_id": args.user, "agent_id": args.agent}
+        n = mem.export(args.file, format=args.format, **who)
+    _emit(args, {"written": n, "file": args.file}, f"wrote {n} records to {args.file}")
+    return 0
+
+
+@command("load")
+def cmd_load(args: argparse.Namespace) -> int:
+    from sage_memory.engine.core import SageMemory
+
+    with SageMemory.load(args.file, args.path, embedder=args.embedder) as mem:
+        stats = mem.stats()
+    _emit(args, stats, f"loaded {args.file} into {args.path}: {stats['memories']} memories")
+    return 0
+
+
+@command("get")
+def cmd_get(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        m = mem.get(args.id, **_scope(args))
+    _emit(args, memory_json(m), f"{m.id}  [{m.timestamp.date()}]  {m.text}")
+    return 0
+
+
+@command("delete")
+def cmd_delete(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        if args.id == "all":
+            n = mem.delete_all(**_scope(args))
+            _emit(args, {"deleted": n}, f"deleted {n} memories")
+        else:
+            mem.delete(args.id, **_scope(args))
+            _emit(args, {"deleted": 1}, f"deleted {args.id}")
+    return 0
+
+
+@command("history")
+def cmd_history(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        changes = mem.history(args.id)
+    data = [
+        {
+            "id": c.id,
+            "batch_id": c.batch_id,
+            "op": c.op,
+            "entity": c.entity,
+            "at": _iso(c.at),
+            "actor": c.actor,
+            "reason": c.reason,
+            "before": c.before,
+            "after": c.after,
+        }
+        for c in changes
+    ]
+    lines = [
+        f"{c.at:%Y-%m-%d %H:%M:%S} {c.op:<6} by {c.actor} ({c.reason}) {c.id}" for c in changes
+    ]
+    _emit(args, data, "\n".join(lines) or "no history")
+    return 0
+
+
+@command("undo")
+def cmd_undo(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        changes = mem.undo(args.id, force=args.force)
+    _emit(args, {"undone": len(changes)}, f"undid {len(changes)} change(s)")
+    return 0
+
+
+@command("backup")
+def cmd_backup(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        dest = mem.backup(args.dest)
+    _emit(args, {"backup": str(dest)}, f"backed up to {dest}")
+    return 0
+
+
+@command("demo")
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Scenario 1 of the product stories, offline: a project plan recalled days later."""
+    from sage_memory.engine.core import SageMemory
+
+    folder = args.demo_path or tempfile.mkdtemp(prefix="sage-demo-")
+    day1 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    say = print
+    say(f"sage_memory demo (offline) - memory folder: {folder}\n")
+    with SageMemory(folder, embedder=args.embedder) as mem:
+        story = (
+            "I want to build a personal blog. First I'll design the database, then build the "
+            "backend API, and finally the frontend. The backend will use Python's FastAPI."
+        )
+        say(f"Day 1, the user says:\n  {story}\n")
+        r = mem.add(story, user_id="demo", timestamp=day1)
+        say(f"Stored memory {r.memory_id[:8]}: {len(r.node_ids)} nodes, {len(r.edge_ids)} edges.")
+        sub = mem.explore("personal blog", user_id="demo", hops=3)
+        names = {n.id: n.name for n in sub.nodes}
+        for e in sub.edges:
+            say(f"  {names[e.source_id]} -{e.relation}-> {names[e.target_id]}")
+        question = "What should I do next on my blog's backend?"
+        say(f"\nDays later, the user asks: {question!r}\nThe context the agent gets:\n")
+        res = mem.search(question, user_id="demo")
+        say(_indent(res.context))
+        done = "The database design is done."
+        say(f"\nLater still: {done!r}")
+        mem.add(done, user_id="demo", timestamp=day1 + timedelta(days=5))
+        res = mem.search(question, user_id="demo")
+        say("\nThe same question now gets:\n")
+        say(_indent(res.context))
+    say(
+        f"\nExplore it yourself:\n  sage-memory --path {folder} --user demo explore 'personal blog'"
+    )
+    return 0
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+# -- parser -------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    env = os.environ
+    p = argparse.ArgumentParser(
+        prog="sage-memory",
+        description="Graph-structured long-term memory for LLM agents.",
+    )
+    p.add_argument(
+        "--path",
+        default=env.get("SAGE_MEMORY_PATH", "./memory"),
+        help="memory folder (default: $SAGE_MEMORY_PATH or ./memory)",
+    )
+    p.add_argument("--user", default=env.get("SAGE_MEMORY_USER"), help="user_id scope")
+    p.add_argument("--agent", default=None, help="agent_id scope")
+    p.add_argument("--run", default=None, help="run_id (session) scope")
+    p.add_argument(
+        "--embedder",
+        default=env.get("SAGE_EMBEDDER", "minilm"),
+        help="minilm (default, local), hashing, or litellm:<model>",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=help)
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        return sp
+
+    sp = add("add", "remember a text (use - to read stdin)")
+    sp.add_argument("text")
+    sp.add_argument("--timestamp", help="when it happened (ISO-8601)")
+    sp.add_argument("--no-infer", action="store_true", help="store without extracting a graph")
+    sp = add("import", "remember every line of a text file, or every record of a .jsonl file")
+    sp.add_argument("file", help="a .txt/.jsonl file, or - for stdin")
+    sp.add_argument("--no-infer", action="store_true")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    sp = add("search", "hybrid search; prints ranked memories (or everything with --json)")
+    sp.add_argument("query")
+    sp.add_argument("--limit", type=int, default=10)
+    sp.add_argument("--as-of", help="read facts as they were at this time (ISO-8601)")
+    sp = add("explore", "show the graph around a node")
+    sp.add_argument("name", help="node name, alias or id")
+    sp.add_argument("--hops", type=int, default=2)
+    sp.add_argument("--relation", action="append", help="follow only this relation (repeatable)")
+    sp.add_argument("--history", action="store_true", help="include expired facts")
+    sp = add("stats", "counts for the scope (or everything with --all)")
+    sp.add_argument("--all", action="store_true")
+    sp = add("export", "write memories and graph to a file")
+    sp.add_argument("file")
+    sp.add_argument("--format", choices=["jsonl", "graphml"], default="jsonl")
+    sp.add_argument("--all", action="store_true", help="every scope, not just --user/--agent")
+    sp = add("load", "load a jsonl export into --path")
+    sp.add_argument("file")
+    sp = add("get", "show one memory")
+    sp.add_argument("id")
+    sp = add("delete", "forget a memory (or 'all' memories of the scope)")
+    sp.add_argument("id")
+    sp = add("history", "the journal of a memory, node or edge")
+    sp.add_argument("id")
+    sp = add("undo", "undo a change or a whole batch by id")
+    sp.add_argument("id")
+    sp.add_argument("--force", action="store_true", help="also overwrite later changes")
+    sp = add("backup", "consistent copy of the memory folder while it is in use")
+    sp.add_argument("dest")
+    sp = add("demo", "an offline walk-through of a project plan recalled days later")
+    sp.add_argument("--demo-path", help="folder for the demo memory (default: a temp folder)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    scopeless = args.user is None and args.agent is None and args.run is None
+    if scopeless and args.command not in ("demo", "load", "stats", "export", "backup"):
+        args.user = "default"
+    try:
+        return _COMMANDS[args.command](args)
+    except SageMemoryError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
