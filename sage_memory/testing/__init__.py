@@ -1,0 +1,1 @@
+"""Test helpers and contract suites for sage_memory backends."""
