@@ -155,7 +155,7 @@ class SageMemory:
             from sage_memory.retrieve import Retriever
 
             self.retriever = Retriever(self.store, self.index, self.embedder, self.config.retrieve)
-            self._reconcile_index()
+            self._reconcile_or_rebuild(own_index=index is None)
         except BaseException:
             self._release()
             raise
@@ -195,7 +195,30 @@ class SageMemory:
         from sage_memory.index.chroma import ChromaVectorIndex
 
         chroma_path = None if self.path is None else self.path / CHROMA_DIR
-        return ChromaVectorIndex(chroma_path)
+        # Chroma's default ef_search (100) found about half of the true top-10 on random
+        # vectors and 95% on clustered ones; 200 lifts that at about 1 ms more per query.
+        hnsw = {"ef_search": 200, "ef_construction": 200, "max_neighbors": 32}
+        try:
+            return ChromaVectorIndex(chroma_path, hnsw=hnsw)
+        except StorageError as exc:
+            if chroma_path is None or not chroma_path.is_dir():
+                raise
+            self._discard_index(chroma_path, exc)
+            return ChromaVectorIndex(chroma_path, hnsw=hnsw)
+
+    @staticmethod
+    def _discard_index(folder: Path, exc: Exception) -> None:
+        """Delete a damaged index folder: it is derived data, rebuilt from SQLite."""
+        import shutil
+        import warnings
+
+        warnings.warn(
+            f"the vector index in {folder} is damaged ({exc}); rebuilding it from the SQLite "
+            "store, which holds every vector",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        shutil.rmtree(folder)
 
     def _check_embedder(self) -> None:
         signature = f"{self.embedder.name}:{self.embedder.dim}"
@@ -229,6 +252,21 @@ class SageMemory:
 
             return LLMExtractor(self.llm, self.config.extract, fallback=rules)
         return rules
+
+    def _reconcile_or_rebuild(self, *, own_index: bool) -> None:
+        """Reconcile; if our own on-disk index fails while doing so, rebuild it from scratch."""
+        try:
+            self._reconcile_index()
+        except StorageError as exc:
+            folder = None if self.path is None else self.path / CHROMA_DIR
+            if not own_index or folder is None or not folder.is_dir():
+                raise
+            self.index.close()
+            self._discard_index(folder, exc)
+            self.index = self._default_index()
+            self._ingestor.index = self.index
+            self.retriever.index = self.index
+            self._reconcile_index()
 
     def _reconcile_index(self) -> None:
         """Make the derived vector index agree with SQLite (after a crash, or a lost index)."""
@@ -550,12 +588,14 @@ class SageMemory:
         """Forget every memory of a scope (and the graph derived from them). Returns the count."""
         self._check_open()
         scope = Scope(user_id, agent_id, run_id)
-        memories = self.store.list_memories(scope, include_archived=True)
-        self._forget(memories)
-        if scope.run_id is None or scope.partition.run_id is not None:
-            # The whole partition goes: also nodes and edges no memory supports any more.
-            part = scope.partition
-            with self._lock:
+        # Under the write lock throughout: a concurrent add must land wholly before or after,
+        # never between the listing and the collection drop (its vector would be dropped).
+        with self._lock:
+            memories = self.store.list_memories(scope, include_archived=True)
+            self._forget(memories)
+            if scope.run_id is None or scope.partition.run_id is not None:
+                # The whole partition goes: also nodes and edges no memory supports any more.
+                part = scope.partition
                 uow = UnitOfWork(self.store, Batch("user", "delete_all", self.now()))
                 for edge in self.store.list_edges(part):
                     uow.remove(edge)
@@ -563,7 +603,10 @@ class SageMemory:
                     uow.remove(node)
                 changes = uow.commit()
                 self._sync_index(changes, {})
-                self.store.purge_journal([c.entity_id for c in changes])
+                # The whole partition journal, not only these changes: rows removed earlier (by
+                # undo, update, merges) live on there with their old text.
+                journaled = {c.entity_id for _, c in self.store.journal(scope=part)}
+                self.store.purge_journal([*{c.entity_id for c in changes} | journaled])
                 for entity in ("memory", "node"):
                     self.index.drop(collection_name(part.key, entity))
         return len(memories)
@@ -571,6 +614,7 @@ class SageMemory:
     def _forget(self, memories: Sequence[Memory]) -> None:
         now = self.now()
         with self._lock:
+            stale = self._removed_earlier(memories)  # before the journal forgets the memories
             uow = UnitOfWork(self.store, Batch("user", "delete", now))
             for memory in memories:
                 nodes, edges = self.store.derived_from(memory.scope.partition, memory.id)
@@ -578,9 +622,22 @@ class SageMemory:
                 uow.remove(memory)
             changes = uow.commit()
             self._sync_index(changes, {})
-            gone = [c.entity_id for c in changes if c.after is None]
+            gone = {c.entity_id for c in changes if c.after is None}
             # The journal must not keep the text of what the user asked to forget.
-            self.store.purge_journal(gone)
+            self.store.purge_journal(sorted(gone | stale))
+
+    def _removed_earlier(self, memories: Sequence[Memory]) -> set[str]:
+        """Rows written in the same batches as ``memories`` that no longer exist (an update or
+        an undo removed them): only the journal remembers their text, so it must forget it."""
+        batches = {c.batch_id for m in memories for _, c in self.store.journal(entity_id=m.id)}
+        stale: set[str] = set()
+        for batch in batches:
+            for _, change in self.store.journal(batch_id=batch):
+                if change.entity_id not in stale and not self._current_state([change]).get(
+                    change.entity_id
+                ):
+                    stale.add(change.entity_id)
+        return stale
 
     # -- reading ---------------------------------------------------------------------------
     def get(
