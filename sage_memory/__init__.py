@@ -44,7 +44,32 @@ _EXPORTS = {
     "ExtractionError": "sage_memory.errors",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AddResult",
+    "AsyncSageMemory",
+    "Change",
+    "ConfigError",
+    "DependencyError",
+    "Edge",
+    "EdgeHit",
+    "EvolveConfig",
+    "ExtractConfig",
+    "ExtractionError",
+    "Memory",
+    "MemoryHit",
+    "Node",
+    "NodeHit",
+    "NotFoundError",
+    "RetrievalResult",
+    "RetrieveConfig",
+    "SageConfig",
+    "SageMemory",
+    "SageMemoryError",
+    "Scope",
+    "StorageError",
+    "Subgraph",
+    "ValidationError",
+]
 
 if TYPE_CHECKING:
     from sage_memory.config import EvolveConfig, ExtractConfig, RetrieveConfig, SageConfig

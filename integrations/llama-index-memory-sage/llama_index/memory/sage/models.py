@@ -1,0 +1,113 @@
+"""Bring your own LlamaIndex model: an LLM or embedding model serving sage_memory.
+
+mem = SageMemory(llm=SageChatModel(Ollama(model="llama3.1")),
+                 embedder=SageEmbedder(OllamaEmbedding(model_name="nomic-embed-text")))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.llms import LLM
+
+from sage_memory.llm.base import ChatResponse, Message
+
+Vectors = npt.NDArray[np.float32]
+
+_ROLES = {
+    "system": MessageRole.SYSTEM,
+    "user": MessageRole.USER,
+    "assistant": MessageRole.ASSISTANT,
+}
+
+
+class SageChatModel:
+    """A LlamaIndex LLM as sage_memory's ChatModel (for LLM extraction).
+
+    The JSON schema the engine may ask for is not sent (LlamaIndex LLMs have no common way to
+    take one); the extraction prompt states the format and the engine parses and repairs.
+    """
+
+    def __init__(self, llm: LLM, *, name: str | None = None) -> None:
+        if not isinstance(llm, LLM):
+            raise TypeError(f"expected a LlamaIndex LLM, got {type(llm).__name__}")
+        self.llm = llm
+        self.name = name or f"llama-index:{llm.metadata.model_name}"
+
+    @staticmethod
+    def _messages(messages: Sequence[Message]) -> list[ChatMessage]:
+        out = []
+        for m in messages:
+            role = _ROLES.get(m.get("role", "user"))
+            if role is None:
+                raise ValueError(f"message role {m.get('role')!r} is not one of {sorted(_ROLES)}")
+            out.append(ChatMessage(role=role, content=m.get("content", "")))
+        return out
+
+    @staticmethod
+    def _response(raw: Any) -> ChatResponse:
+        usage = getattr(raw, "raw", None)
+        usage = usage.get("usage") if isinstance(usage, Mapping) else None
+        usage = usage if isinstance(usage, Mapping) else {}
+        return ChatResponse(
+            text=raw.message.content or "",
+            input_tokens=int(usage.get("prompt_tokens", 0) or 0),
+            output_tokens=int(usage.get("completion_tokens", 0) or 0),
+        )
+
+    def complete(
+        self, messages: Sequence[Message], *, json_schema: Mapping[str, Any] | None = None
+    ) -> ChatResponse:
+        return self._response(self.llm.chat(self._messages(messages)))
+
+    async def acomplete(
+        self, messages: Sequence[Message], *, json_schema: Mapping[str, Any] | None = None
+    ) -> ChatResponse:
+        return self._response(await self.llm.achat(self._messages(messages)))
+
+
+class SageEmbedder:
+    """A LlamaIndex embedding model as sage_memory's Embedder (L2-normalised float32).
+
+    Keep ``name`` stable: a memory folder refuses to reopen with an embedder of another name.
+    """
+
+    def __init__(
+        self, embed_model: BaseEmbedding, *, name: str | None = None, dim: int | None = None
+    ) -> None:
+        if not isinstance(embed_model, BaseEmbedding):
+            raise TypeError(
+                f"expected a LlamaIndex BaseEmbedding, got {type(embed_model).__name__}"
+            )
+        self.embed_model = embed_model
+        self._name = name or f"llama-index:{embed_model.model_name}"
+        self._dim = dim
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed_query("dimension probe").shape[0])
+        return self._dim
+
+    @staticmethod
+    def _normalise(rows: Sequence[Sequence[float]]) -> Vectors:
+        arr = np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
+        norms = np.linalg.norm(arr, axis=1, keepdims=True)
+        return np.asarray(arr / np.where(norms == 0, 1.0, norms), dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._normalise(self.embed_model.get_text_embedding_batch(list(texts)))
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._normalise([self.embed_model.get_query_embedding(text)])[0]
