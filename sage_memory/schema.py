@@ -65,6 +65,9 @@ RELATION_TYPES: tuple[str, ...] = (
     "MEMBER_OF",
     "NEXT_TURN",
     "OWNS",
+    # health and advice (scenario 7): an allergy is not a dislike, advice is not a preference
+    "ALLERGIC_TO",
+    "RECOMMENDS",
 )
 
 #: Synonyms an LLM (or a user) may use for a built-in relation.
@@ -101,6 +104,9 @@ RELATION_SYNONYMS: dict[str, str] = {
     "STATUS": "HAS_STATUS",
     "ROLE": "HAS_ROLE",
     "CITES": "REFERENCES",
+    "ADVISES": "RECOMMENDS",
+    "SUGGESTS": "RECOMMENDS",
+    "INTOLERANT_TO": "ALLERGIC_TO",
 }
 
 LABEL_SYNONYMS: dict[str, str] = {

@@ -39,6 +39,7 @@ numpy is the only backend and the core does not depend on onnxruntime.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import math
@@ -447,6 +448,10 @@ class MiniLMEmbedder:
         batch_size: Most texts run through the encoder at once.
         max_batch_tokens: Most padded tokens (texts x longest length) in one mini-batch; bounds
             peak memory for long texts.
+        blas_threads: BLAS threads for the forward pass (None leaves numpy's setting alone).
+            The default, 1, keeps latency steady when other work shares the CPUs: with two
+            threads on a busy 2-core machine a single query's p95 went from 18 ms to 67 ms and a
+            batch of 64 took twice as long; on an idle machine two threads are about 1.5x faster.
     """
 
     def __init__(
@@ -455,6 +460,7 @@ class MiniLMEmbedder:
         *,
         batch_size: int = 32,
         max_batch_tokens: int = 4096,
+        blas_threads: int | None = 1,
     ) -> None:
         if batch_size < 1 or max_batch_tokens < 1:
             raise ConfigError(
@@ -467,6 +473,7 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()
         self._model: _Model | None = None
         self._counter: Any = None
+        self._blas_threads = blas_threads
 
     @property
     def name(self) -> str:
@@ -560,7 +567,8 @@ class MiniLMEmbedder:
             ids = np.zeros((len(members), int(sub_lengths.max())), dtype=np.int64)
             for row, index in enumerate(members.tolist()):
                 ids[row, : sub_lengths[row]] = token_ids[index]
-            out[members] = _forward(model, ids, sub_lengths)
+            with _blas_limit(self._blas_threads):
+                out[members] = _forward(model, ids, sub_lengths)
         return out
 
     def embed_query(self, text: str) -> Vectors:
@@ -577,12 +585,32 @@ class MiniLMEmbedder:
         model = self._load()
         ids = np.asarray([model.tokenizer.encode(text).ids], dtype=np.int64)
         lengths = np.asarray([ids.shape[1]], dtype=np.int64)
-        vector: Vectors = _forward(model, ids, lengths)[0]
+        with _blas_limit(self._blas_threads):
+            vector: Vectors = _forward(model, ids, lengths)[0]
         return vector
 
     def __repr__(self) -> str:
         where = str(self._path) if self._path is not None else _WEIGHTS_MODULE
         return f"MiniLMEmbedder(model={_MODEL_NAME!r}, weights={where!r})"
+
+
+_controller: list[Any] = []
+
+
+def _blas_limit(threads: int | None) -> Any:
+    """A context that caps BLAS threads (threadpoolctl; about 6 us per use), or does nothing."""
+    if threads is None:
+        return contextlib.nullcontext()
+    if not _controller:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # optional: without it numpy keeps its own thread setting
+            _controller.append(None)
+        else:
+            _controller.append(ThreadpoolController())
+    if _controller[0] is None:
+        return contextlib.nullcontext()
+    return _controller[0].limit(limits=threads, user_api="blas")
 
 
 # The shared instance lives in a dict so it can be set without a ``global`` statement.

@@ -16,6 +16,8 @@ graph and writes it into a :class:`UnitOfWork`:
 from __future__ import annotations
 
 import dataclasses
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,6 +35,8 @@ from sage_memory.schema import Schema
 from sage_memory.store.base import Vector
 from sage_memory.types import Edge, EdgeSpec, GraphDelta, Memory, Node, NodeSpec, new_id
 
+#: Entity-name vectors kept between calls (384 floats each: 4096 names is about 6 MB).
+NAME_CACHE_SIZE = 4096
 #: How much a repeated statement of a fact strengthens its edge.
 REINFORCE_STEP = 0.1
 MAX_WEIGHT = 5.0
@@ -61,6 +65,43 @@ class Ingestor:
         self.config = config
         self.aliases = merge_aliases(config.aliases)
         self.single_valued = frozenset(config.single_valued)
+        # Entity names repeat across memories ("user", "Alice", "FastAPI"): embedding each once
+        # and in one batch per add_many chunk was the largest cost of the write path.
+        self._name_vectors: OrderedDict[str, Vector] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    def prepare(self, deltas: Sequence[GraphDelta | None]) -> None:
+        """Embed, in one batch, the entity names of ``deltas`` not embedded recently."""
+        with self._cache_lock:
+            todo = list(
+                dict.fromkeys(
+                    s.name
+                    for d in deltas
+                    if d is not None
+                    for s in d.nodes
+                    if s.name not in self._name_vectors
+                )
+            )
+        if not todo:
+            return
+        vectors = self.embedder.embed(todo)
+        with self._cache_lock:
+            for name, vec in zip(todo, vectors, strict=True):
+                self._name_vectors[name] = np.asarray(vec, dtype=np.float32)
+            while len(self._name_vectors) > NAME_CACHE_SIZE:
+                self._name_vectors.popitem(last=False)
+
+    def _vectors_for(self, names: Sequence[str]) -> list[Vector]:
+        with self._cache_lock:
+            missing = [n for n in names if n not in self._name_vectors]
+        if missing:
+            self.prepare([GraphDelta(nodes=tuple(NodeSpec(n, n) for n in missing))])
+        with self._cache_lock:
+            out = []
+            for n in names:
+                self._name_vectors.move_to_end(n)
+                out.append(self._name_vectors[n])
+            return out
 
     def apply(
         self, uow: UnitOfWork, memory: Memory, delta: GraphDelta, now: datetime
@@ -68,8 +109,8 @@ class Ingestor:
         out = IngestOutcome()
         if not delta.nodes:
             return out
-        names = [s.name for s in delta.nodes]
-        vectors = self.embedder.embed(names)
+        _check_storable(delta)
+        vectors = self._vectors_for([s.name for s in delta.nodes])
         key_to_id: dict[str, str] = {}
         for spec, vec in zip(delta.nodes, vectors, strict=True):
             node = self._resolve_node(uow, memory, spec, vec, now)
@@ -237,6 +278,22 @@ class Ingestor:
         attributes = {**edge.attributes, "superseded_by_memory": memory.id}
         uow.put(dataclasses.replace(edge, valid_to=valid_to, expired_at=now, attributes=attributes))
         out.expired_edge_ids.append(edge.id)
+
+
+def _check_storable(delta: GraphDelta) -> None:
+    """What an extractor proposes must be storable as UTF-8 JSON. A lone surrogate or an odd
+    object in a name or attribute would otherwise fail the whole add at commit (or, in memory,
+    break every later search of the scope); raised here, it costs only this memory's graph."""
+    from sage_memory.codec import dumps
+    from sage_memory.errors import ExtractionError
+
+    items: tuple[NodeSpec | EdgeSpec, ...] = (*delta.nodes, *delta.edges)
+    try:
+        dumps([dataclasses.asdict(item) for item in items]).encode()
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ExtractionError(
+            f"the extractor proposed a value that cannot be stored: {exc}"
+        ) from exc
 
 
 def support_removal(

@@ -16,7 +16,7 @@ from sage_memory.engine.journal import Batch
 from sage_memory.store.base import GraphStore, Vector, name_key
 from sage_memory.types import Change, Edge, Memory, Node, Scope
 
-_MISSING = object()
+Snapshot = tuple[dict[str, "Record | None"], dict[str, "Record | None"], dict[str, Vector]]
 
 
 class UnitOfWork:
@@ -77,14 +77,12 @@ class UnitOfWork:
                 out[rec.id] = rec
         return list(out.values())
 
-    def snapshot(self) -> tuple[dict[str, Record | None], dict[str, Record | None], dict[str, Vector]]:
+    def snapshot(self) -> Snapshot:
         """The pending state, to :meth:`restore` if planning one memory fails halfway."""
         return dict(self._original), dict(self._current), dict(self.vectors)
 
-    def restore(
-        self, saved: tuple[dict[str, Record | None], dict[str, Record | None], dict[str, Vector]]
-    ) -> None:
-        self._original, self._current, self.vectors = (dict(s) for s in saved)  # type: ignore[assignment]
+    def restore(self, saved: Snapshot) -> None:
+        self._original, self._current, self.vectors = dict(saved[0]), dict(saved[1]), dict(saved[2])
 
     def touched(self) -> Iterable[Record]:
         return (r for r in self._current.values() if r is not None)
@@ -127,9 +125,9 @@ class UnitOfWork:
             before, after = self._original[rid], self._current[rid]
             if before is None and after is None:
                 continue
-            if before is not None and after is not None and _same(before, after):
-                if rid not in self.vectors:
-                    continue
+            unchanged = before is not None and after is not None and _same(before, after)
+            if unchanged and rid not in self.vectors:
+                continue
             self.batch.record(before, after)
         return self.batch.changes
 

@@ -21,6 +21,7 @@ import ast
 import json
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -57,6 +58,8 @@ _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 _WORD_START = re.compile(r"[A-Za-z_]")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPACES = re.compile(r"\s+")
+#: Unpaired UTF-16 halves ("\ud800" is valid JSON) cannot be stored as UTF-8.
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 # --- step 1: text -> JSON value ------------------------------------------------------------
@@ -170,7 +173,11 @@ def _python_literal(text: str, start: int) -> Any:
     if end <= start or end - start > _MAX_LITERAL_CHARS:
         return None
     try:
-        return ast.literal_eval(text[start : end + 1])
+        with warnings.catch_warnings():
+            # Odd escapes in the answer ("\s") make ast warn, and under -W error the warning
+            # would escape as an exception: they are data here, not a problem of ours.
+            warnings.simplefilter("ignore")
+            return ast.literal_eval(text[start : end + 1])
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
 
@@ -228,6 +235,7 @@ def _text(value: Any, limit: int) -> str:
     """A clean single-line string, or '' for anything that is not a string."""
     if not isinstance(value, str):
         return ""
+    value = _SURROGATES.sub("\ufffd", value)
     return _SPACES.sub(" ", value).strip()[:limit].strip()
 
 

@@ -20,6 +20,7 @@ from sage_memory import (
     ValidationError,
 )
 from sage_memory.codec import to_dict
+from sage_memory.index.base import collection_name
 from tests.conftest import WhereExtractor
 
 MAY = datetime(2026, 5, 1, tzinfo=UTC)
@@ -246,9 +247,8 @@ def test_lost_vector_index_is_rebuilt_from_sqlite(tmp_path: Path) -> None:
         r = mem.add("Alice lives in Paris", user_id="alice")
     shutil.rmtree(folder / "chroma")
     with SageMemory(folder, embedder="hashing", extractor=WhereExtractor()) as mem:
-        hits = mem.index.query(
-            "memory|" + mem.get(r.memory_id).scope.key, mem.embedder.embed_query("Paris"), 1
-        )
+        coll = collection_name(mem.get(r.memory_id).scope.key, "memory")
+        hits = mem.index.query(coll, mem.embedder.embed_query("Paris"), 1)
         assert hits[0][0] == r.memory_id
 
 
