@@ -303,6 +303,81 @@ def cmd_undo(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("evolve")
+def cmd_evolve(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        scope = {} if args.all else _scope(args)
+        report = mem.evolve(dry_run=not args.apply, operations=args.op, **scope)
+    counts = report.counts()
+    data = {
+        "batch_id": report.batch_id,
+        "dry_run": report.dry_run,
+        "changes": report.changes,
+        "applied": counts["applied"],
+        "suggested": counts["suggested"],
+        "suggestions": [suggestion_json(x) for x in report.suggestions],
+        "proposed": [
+            {"op": x.op, "summary": x.summary, "confidence": x.confidence, "applied": x.applied}
+            for x in report.proposed
+        ],
+        "metrics": dict(report.metrics),
+        "deltas": dict(report.deltas),
+        "took_ms": report.took_ms,
+    }
+    verb = "would apply" if report.dry_run else "applied"
+    lines = [
+        f"{'dry run' if report.dry_run else 'run'} {report.batch_id} in {report.took_ms:.0f} ms",
+        f"{verb}: {counts['applied'] or 'nothing'}",
+        f"suggested: {counts['suggested'] or 'nothing'}",
+        *(f"  [{x.op}] {x.summary}" for x in report.proposed if not x.applied),
+        "metrics: " + ", ".join(f"{k}={v}" for k, v in report.metrics.items()),
+    ]
+    if report.deltas:
+        lines.append(
+            "since last run: " + ", ".join(f"{k}={v:+g}" for k, v in report.deltas.items())
+        )
+    if not report.dry_run and report.changes:
+        lines.append(f"undo the whole run with: sage-memory undo {report.batch_id}")
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def suggestion_json(x: Any) -> dict[str, Any]:
+    return {
+        "id": x.id,
+        "op": x.op,
+        "summary": x.summary,
+        "confidence": x.confidence,
+        "status": x.status,
+        "evidence": dict(x.evidence),
+        "created_at": _iso(x.created_at),
+        "batch_id": x.batch_id,
+    }
+
+
+@command("review")
+def cmd_review(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        if args.action == "list":
+            items = mem.review(user_id=args.user, agent_id=args.agent)
+            lines = [f"{x.id}  [{x.op}] {x.summary} ({x.confidence:.2f})" for x in items]
+            _emit(
+                args, [suggestion_json(x) for x in items], "\n".join(lines) or "nothing to review"
+            )
+            return 0
+        if not args.id:
+            raise ValidationError(f"review {args.action} needs a suggestion id (see: review list)")
+        if args.action == "accept":
+            changes = mem.accept(args.id)
+            batch = changes[0].batch_id if changes else None
+            text = f"accepted: {len(changes)} change(s); undo with: sage-memory undo {batch}"
+            _emit(args, {"accepted": args.id, "changes": len(changes), "batch_id": batch}, text)
+        else:
+            mem.reject(args.id)
+            _emit(args, {"rejected": args.id}, f"rejected {args.id}")
+    return 0
+
+
 @command("backup")
 def cmd_backup(args: argparse.Namespace) -> int:
     with _open(args) as mem:
@@ -413,6 +488,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("undo", "undo a change or a whole batch by id")
     sp.add_argument("id")
     sp.add_argument("--force", action="store_true", help="also overwrite later changes")
+    sp = add("evolve", "one evolution pass: reinforce, decay, settle conflicts, find duplicates")
+    mode = sp.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--dry-run", action="store_true", help="report what would change")
+    mode.add_argument("--apply", action="store_true", help="apply what the config allows")
+    sp.add_argument("--op", action="append", help="only this operation (repeatable)")
+    sp.add_argument("--all", action="store_true", help="every scope, not just --user/--agent")
+    sp = add("review", "list suggestions, or accept/reject one by id")
+    sp.add_argument("action", nargs="?", choices=["list", "accept", "reject"], default="list")
+    sp.add_argument("id", nargs="?", help="suggestion id (for accept/reject)")
     sp = add("backup", "consistent copy of the memory folder while it is in use")
     sp.add_argument("dest")
     sp = add("demo", "an offline walk-through of a project plan recalled days later")

@@ -64,6 +64,7 @@ class RetrieveConfig:
 class EvolveConfig:
     """How the memory changes with use. Operations not listed in ``auto_apply`` only suggest."""
 
+    #: Edge weights: w <- clip(w * decay**days_unused + co_access * learning_rate, min, max).
     decay: float = 0.98
     learning_rate: float = 0.1
     min_weight: float = 0.1
@@ -71,8 +72,16 @@ class EvolveConfig:
     #: Co-access count after which two nodes without an edge get an ASSOCIATED_WITH edge.
     associate_after: int = 3
     merge_auto_confidence: float = 0.97
-    #: Operations that may apply without review.
-    auto_apply: tuple[str, ...] = ("reinforce", "decay", "expire_conflicts")
+    #: Operations that may apply without review (see ``sage_memory.evolve.runner.OPERATIONS``).
+    #: Structural and schema changes (merge, split, summarize, relation upgrades) suggest only.
+    auto_apply: tuple[str, ...] = (
+        "reinforce",
+        "associate",
+        "decay",
+        "expire_conflicts",
+        "archive",
+        "remove_orphans",
+    )
     #: Run an evolution pass every N adds (0 = never automatically).
     every_n_adds: int = 0
     #: Cap on the items one run may touch, so each run stays cheap on big graphs.
@@ -80,6 +89,80 @@ class EvolveConfig:
     #: Memories not accessed for this many days with salience below archive_salience are archived.
     archive_after_days: float = 180.0
     archive_salience: float = 0.2
+    #: Merge candidates scoring at least this are queued for review.
+    merge_suggest_confidence: float = 0.55
+    #: Run a pass when a scope's node count grew by this many percent since the last run (0 = off).
+    every_growth_percent: float = 0.0
+    #: Opt-in background thread: run a pass over every scope this often, in seconds (0 = off).
+    schedule_seconds: float = 0.0
+    #: Co-access weight of the items one search returned together (low: a search returning
+    #: something is weak evidence, and must not keep reinforcing its own results).
+    retrieved_weight: float = 0.25
+    #: Co-access weight of an item marked used (feedback), paired with its search's nodes.
+    feedback_weight: float = 3.0
+    #: Nodes of each search recorded in the access log (the best ones).
+    access_top_nodes: int = 5
+    #: Access-log entries older than this many days are pruned by the hygiene pass.
+    access_retention_days: float = 365.0
+
+
+def _number(name: str, value: object, lo: float, hi: float, *, integer: bool = False) -> None:
+    """Fail fast on a setting of the wrong type or out of range, naming the accepted range."""
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not lo <= value <= hi:
+        what = "an integer" if integer else "a number"
+        exclusive = 0 < lo < 1e-6  # "above 0" reads better than a tiny lower bound
+        span = "above 0" if exclusive else f"from {lo:,}"
+        if hi != float("inf"):
+            span += f" and at most {hi:,}" if exclusive else f" to {hi:,}"
+        raise ConfigError(f"{name}={value!r} must be {what} {span}")
+
+
+def _names(name: str, value: object) -> None:
+    if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(
+            f"{name}={value!r} must be a tuple of strings, e.g. ('LIVES_IN',) - note the comma"
+        )
+
+
+def _check_settings(cfg: SageConfig) -> None:
+    """Types and ranges of every numeric and list setting (SageConfig.__post_init__)."""
+    for name, sub, cls in (
+        ("extract", cfg.extract, ExtractConfig),
+        ("retrieve", cfg.retrieve, RetrieveConfig),
+        ("evolve", cfg.evolve, EvolveConfig),
+    ):
+        if not isinstance(sub, cls):
+            raise ConfigError(f"{name}={sub!r} must be an {cls.__name__}, e.g. {cls.__name__}()")
+    if not isinstance(cfg.embedder, str):
+        raise ConfigError(f"embedder={cfg.embedder!r} must be a spec string such as 'minilm'")
+    if cfg.llm is not None and not isinstance(cfg.llm, str):
+        raise ConfigError(f"llm={cfg.llm!r} must be a litellm model string or None")
+    if not isinstance(cfg.llm_kwargs, Mapping):
+        raise ConfigError(f"llm_kwargs={cfg.llm_kwargs!r} must be a dict of litellm arguments")
+    inf = float("inf")
+    ex, rt, ev = cfg.extract, cfg.retrieve, cfg.evolve
+    if ex.mode not in ("auto", "rules", "llm"):
+        raise ConfigError(f"extract.mode={ex.mode!r} is unknown; use 'auto', 'rules' or 'llm'")
+    _number("max_text_chars", cfg.max_text_chars, 1, 10_000_000, integer=True)
+    _number("embed_batch_size", cfg.embed_batch_size, 1, 100_000, integer=True)
+    for field_name in ("fuzzy_threshold", "embedding_threshold", "ambiguous_threshold"):
+        _number(f"extract.{field_name}", getattr(ex, field_name), 0, 1)
+    _number("extract.max_context_nodes", ex.max_context_nodes, 0, 10_000, integer=True)
+    for field_name in ("node_labels", "relation_types", "single_valued"):
+        _names(f"extract.{field_name}", getattr(ex, field_name))
+    _number("retrieve.limit", rt.limit, 1, 10_000, integer=True)
+    _number("retrieve.context_tokens", rt.context_tokens, 50, 10_000_000, integer=True)
+    _number("retrieve.hops", rt.hops, 0, 6, integer=True)
+    _number("retrieve.max_fanout", rt.max_fanout, 1, inf, integer=True)
+    _number("retrieve.seeds_per_channel", rt.seeds_per_channel, 1, inf, integer=True)
+    _number("retrieve.min_confidence", rt.min_confidence, 0, 1)
+    _number("retrieve.mmr_lambda", rt.mmr_lambda, 0, 1)
+    _number("evolve.decay", ev.decay, 1e-9, 1)
+    _number("evolve.merge_auto_confidence", ev.merge_auto_confidence, 0, 1)
+    _number("evolve.max_items_per_run", ev.max_items_per_run, 1, inf, integer=True)
+    _number("evolve.every_n_adds", ev.every_n_adds, 0, inf, integer=True)
+    _names("evolve.auto_apply", ev.auto_apply)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +187,7 @@ class SageConfig:
     evolve: EvolveConfig = field(default_factory=EvolveConfig)
 
     def __post_init__(self) -> None:
+        _check_settings(self)
         if self.vector_index not in ("auto", "chroma", "numpy"):
             raise ConfigError(
                 f"vector_index={self.vector_index!r} is unknown; use 'auto', 'chroma' or 'numpy'"

@@ -22,6 +22,8 @@ ExtractionStatus = Literal["ok", "failed", "skipped", "pending"]
 #: Longest accepted scope value. Ids are names, not documents.
 MAX_SCOPE_CHARS = 256
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: Unpaired UTF-16 halves cannot be stored as UTF-8 (SQLite, export files).
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def new_id() -> str:
@@ -54,6 +56,8 @@ def _check_scope_value(name: str, value: str | None) -> None:
         raise ValidationError(f"{name} is {len(value)} characters; the limit is {MAX_SCOPE_CHARS}")
     if _CONTROL.search(value):
         raise ValidationError(f"{name}={value!r} contains control characters; use printable text")
+    if _SURROGATE.search(value):
+        raise ValidationError(f"{name}={value!r} holds an unpaired surrogate; use valid Unicode")
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,6 +372,54 @@ class Change:
     at: datetime
     actor: str = "user"
     reason: str = ""
+
+
+# --- what the evolver keeps besides the graph ---------------------------------------------
+
+AccessKind = Literal["retrieved", "used", "unused"]
+SuggestionStatus = Literal["open", "accepted", "rejected"]
+
+
+@dataclass(frozen=True, slots=True)
+class AccessEvent:
+    """One use of the memory: what a search returned, or what the caller said it used.
+
+    ``node_ids``/``memory_ids`` are the items the event is about; ``context_ids`` are the nodes
+    of the search a feedback refers to: a context node pairs with each item (so usage links a
+    question's topic to what answered it) but not with the other context nodes.
+    """
+
+    id: str
+    scope: Scope
+    at: datetime
+    kind: AccessKind = "retrieved"
+    weight: float = 1.0
+    node_ids: tuple[str, ...] = ()
+    memory_ids: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A change the evolver proposes but may not apply on its own: an item of the review queue.
+
+    ``payload`` says what accepting does (re-planned on the graph as it is then); ``key`` names
+    what it is about, so the same suggestion is never queued twice, nor again once rejected.
+    """
+
+    id: str
+    scope: Scope
+    op: str
+    key: str
+    summary: str
+    confidence: float
+    created_at: datetime
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    status: SuggestionStatus = "open"
+    updated_at: datetime | None = None
+    proposed_in: str | None = None  # the evolution run (batch id) that suggested it
+    batch_id: str | None = None  # the batch that applied it on accept (undo it with undo())
 
 
 def replace(obj: Any, **changes: Any) -> Any:

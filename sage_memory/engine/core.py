@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from sage_memory.config import SageConfig
 from sage_memory.embed import make_embedder
 from sage_memory.embed.base import Embedder
 from sage_memory.engine.ingest import Ingestor, support_removal
-from sage_memory.engine.inputs import Episode, episodes_from
+from sage_memory.engine.inputs import Episode, check_unicode, episodes_from
 from sage_memory.engine.journal import Batch, inverse
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.errors import (
@@ -54,9 +54,15 @@ from sage_memory.types import (
     RetrievalResult,
     Scope,
     Subgraph,
+    Suggestion,
+    as_utc,
     new_id,
     utcnow,
 )
+
+if TYPE_CHECKING:
+    from sage_memory.evolve.history import MemoryAsOf
+    from sage_memory.evolve.runner import EvolutionReport
 
 Clock = Callable[[], datetime]
 DB_FILE = "sage.db"
@@ -156,9 +162,38 @@ class SageMemory:
 
             self.retriever = Retriever(self.store, self.index, self.embedder, self.config.retrieve)
             self._reconcile_or_rebuild(own_index=index is None)
+            self._wire_evolver()
         except BaseException:
             self._release()
             raise
+
+    def _wire_evolver(self) -> None:
+        """The access log, the evolver (logic in sage_memory/evolve/) and its triggers."""
+        from sage_memory.evolve.access import AccessRecorder
+        from sage_memory.evolve.runner import Evolver, Schedule, Triggers
+
+        self._access = AccessRecorder(self.store, self.config.evolve)
+        self._evolver = Evolver(
+            self.store,
+            self.index,
+            self.embedder,
+            self.config,
+            llm=self.llm,
+            relations=self.schema.relation_types,
+        )
+        self._learn_relations()
+        self._triggers = Triggers(self.store, self.config)
+        self._schedule: Schedule | None = None
+        if self.config.evolve.schedule_seconds > 0:
+            self._schedule = Schedule(self.config.evolve.schedule_seconds, self.evolve)
+            self._schedule.start()
+
+    def _learn_relations(self) -> None:
+        """Add relation types accepted from the review queue to the schema."""
+        learned = frozenset(self._evolver.learned_relations()) - self.schema.relation_types
+        if learned:
+            self.schema = Schema(self.schema.node_labels, self.schema.relation_types | learned)
+            self._ingestor.schema = self.schema
 
     # -- wiring ----------------------------------------------------------------------------
     def _open_folder(self, path: Path) -> None:
@@ -241,12 +276,12 @@ class SageMemory:
         return make_chat_model(spec, **dict(self.config.llm_kwargs))
 
     def _default_extractor(self) -> Extractor:
+        mode = self.config.extract.mode
+        if mode == "llm" and self.llm is None:  # checked first: a config error fails fast
+            raise ConfigError("extract.mode='llm' needs an LLM: pass llm=... or config.llm")
         from sage_memory.extract.rules import RuleExtractor
 
         rules = RuleExtractor(self.config.extract)
-        mode = self.config.extract.mode
-        if mode == "llm" and self.llm is None:
-            raise ConfigError("extract.mode='llm' needs an LLM: pass llm=... or config.llm")
         if self.llm is not None and mode in ("auto", "llm"):
             from sage_memory.extract.llm import LLMExtractor
 
@@ -294,10 +329,15 @@ class SageMemory:
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
         """Flush and release the folder. Safe to call twice."""
+        schedule = getattr(self, "_schedule", None)
+        if schedule is not None:
+            schedule.stop()  # outside the lock: a scheduled pass holds it while it runs
         with self._lock:
             if self._closed:
                 return
             self._closed = True
+            with contextlib.suppress(SageMemoryError, OSError):
+                self._access.flush()
             if self.store.persistent:
                 with contextlib.suppress(SageMemoryError, OSError):
                     self.store.set_meta("clean_shutdown", "1")
@@ -435,6 +475,7 @@ class SageMemory:
             )
         vectors = self.embedder.embed([m.text for m in memories])
         deltas = self._extract(memories, vectors) if infer else [None] * len(memories)
+        self._ingestor.prepare(deltas)
         with self._lock:
             self._check_open()
             uow = UnitOfWork(self.store, Batch("extractor" if infer else "user", "add", now))
@@ -443,6 +484,8 @@ class SageMemory:
                 outcomes.append(self._plan_add(uow, memory, vec, delta, now))
             changes = uow.commit()
             self._sync_index(changes, uow.vectors)
+        if self._triggers.after_add(scope, len(memories)):  # every N adds / growth by X%
+            self.evolve(user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id)
         change_ids = tuple(c.id for c in changes)
         return [
             AddResult(
@@ -546,6 +589,16 @@ class SageMemory:
         vec = self.embedder.embed([memory.text])
         delta = self._extract([memory], vec)[0] if infer else None
         with self._lock:
+            self._check_open()
+            # A delete or another update may have landed during extraction: plan against the
+            # stored row, and never bring a deleted memory back.
+            stored = self.store.get_memories(old.scope, [old.id])
+            if not stored:
+                raise NotFoundError(f"memory {memory_id!r} was deleted while being updated")
+            old = stored[0]
+            memory = dataclasses.replace(
+                old, text=memory.text, updated_at=now, extraction=memory.extraction
+            )
             uow = UnitOfWork(self.store, Batch("user", f"update {memory_id}", now))
             nodes, edges = self.store.derived_from(old.scope.partition, old.id)
             support_removal(uow, old, nodes, edges, now)
@@ -591,9 +644,13 @@ class SageMemory:
         # Under the write lock throughout: a concurrent add must land wholly before or after,
         # never between the listing and the collection drop (its vector would be dropped).
         with self._lock:
+            whole = scope.run_id is None or scope.partition.run_id is not None
+            if whole:  # the index first, for the reason given in _forget
+                for entity in ("memory", "node"):
+                    self.index.drop(collection_name(scope.partition.key, entity))
             memories = self.store.list_memories(scope, include_archived=True)
             self._forget(memories)
-            if scope.run_id is None or scope.partition.run_id is not None:
+            if whole:
                 # The whole partition goes: also nodes and edges no memory supports any more.
                 part = scope.partition
                 uow = UnitOfWork(self.store, Batch("user", "delete_all", self.now()))
@@ -607,6 +664,8 @@ class SageMemory:
                 # undo, update, merges) live on there with their old text.
                 journaled = {c.entity_id for _, c in self.store.journal(scope=part)}
                 self.store.purge_journal([*{c.entity_id for c in changes} | journaled])
+                self._access.flush()
+                self.store.purge_evolver_state(part)
                 for entity in ("memory", "node"):
                     self.index.drop(collection_name(part.key, entity))
         return len(memories)
@@ -620,11 +679,20 @@ class SageMemory:
                 nodes, edges = self.store.derived_from(memory.scope.partition, memory.id)
                 support_removal(uow, memory, nodes, edges, now)
                 uow.remove(memory)
-            changes = uow.commit()
-            self._sync_index(changes, {})
+            changes = uow.changes()
+            # Vectors go before the rows: a crash in between leaves rows without vectors, which
+            # reconciliation restores. The other order could leave vectors of a partition that
+            # SQLite no longer lists, which reconciliation never revisits.
+            self._sync_index([c for c in changes if c.after is None], {})
+            if changes:
+                self.store.apply(changes, uow.vectors)
             gone = {c.entity_id for c in changes if c.after is None}
-            # The journal must not keep the text of what the user asked to forget.
+            # The journal must not keep the text of what the user asked to forget, nor the
+            # evolver its notes (access log, review queue) about what went.
             self.store.purge_journal(sorted(gone | stale))
+            self._access.flush()
+            for part in {m.scope.partition.key: m.scope.partition for m in memories}.values():
+                self.store.purge_evolver_state(part, sorted(gone | stale))
 
     def _removed_earlier(self, memories: Sequence[Memory]) -> set[str]:
         """Rows written in the same batches as ``memories`` that no longer exist (an update or
@@ -699,8 +767,16 @@ class SageMemory:
             raise ValidationError(
                 f"query has {len(query):,} characters; the limit is {self.config.max_text_chars:,}"
             )
+        check_unicode(query, "query")
+        for name, value in (("limit", limit), ("context_tokens", context_tokens)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise ValidationError(f"{name}={value!r} must be an integer or None")
+            if value is not None and value < 1:
+                raise ValidationError(f"{name}={value} must be at least 1 (None: the default)")
+        if as_of is not None and not isinstance(as_of, datetime):
+            raise ValidationError(f"as_of={as_of!r} must be a datetime or None")
         scope = Scope(user_id, agent_id, run_id)
-        return self.retriever.search(
+        result = self.retriever.search(
             query,
             scope,
             limit=limit or self.config.retrieve.limit,
@@ -708,6 +784,8 @@ class SageMemory:
             context_tokens=context_tokens or self.config.retrieve.context_tokens,
             now=self.now(),
         )
+        self._access.record_search(result, self.now())  # buffered; the evolver learns from it
+        return result
 
     def explore(
         self,
@@ -722,10 +800,22 @@ class SageMemory:
         max_nodes: int = 200,
     ) -> Subgraph:
         """The subgraph around a node (found by id, exact name/alias, or best lexical match)."""
-        scope = Scope(user_id, agent_id, run_id).partition
-        if hops < 0 or hops > 6:
-            raise ValidationError(f"hops={hops}: use 0 to 6")
+        asked = Scope(user_id, agent_id, run_id)
+        scope = asked.partition
+        if not isinstance(hops, int) or isinstance(hops, bool) or not 0 <= hops <= 6:
+            raise ValidationError(f"hops={hops!r}: use an integer from 0 to 6")
+        # Naming a run inside a user/agent partition shows only what that run's memories
+        # support (Scope's contract), not the graph other sessions built.
+        run_memories: set[str] | None = None
+        if asked.run_id is not None and scope.run_id is None:
+            run_memories = {m.id for m in self.store.list_memories(asked, include_archived=True)}
+
+        def visible(item: Node | Edge) -> bool:
+            return run_memories is None or not run_memories.isdisjoint(item.memory_ids)
+
         start = self.find_node(name_or_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        if not visible(start):
+            raise NotFoundError(f"no node named or with id {name_or_id!r} in this run")
         rels = [self.schema.map_relation(r)[0] for r in relations] if relations else None
         nodes: dict[str, Node] = {start.id: start}
         edges: dict[str, Edge] = {}
@@ -736,14 +826,15 @@ class SageMemory:
             found = self.store.edges_of(scope, frontier, relations=rels)
             nxt: list[str] = []
             for e in found:
-                if not include_expired and not e.is_current():
+                if (not include_expired and not e.is_current()) or not visible(e):
                     continue
                 edges[e.id] = e
                 for nid in (e.source_id, e.target_id):
                     if nid not in nodes and nid not in nxt and len(nodes) + len(nxt) < max_nodes:
                         nxt.append(nid)
             for n in self.store.get_nodes(scope, nxt):
-                nodes[n.id] = n
+                if visible(n):
+                    nodes[n.id] = n
             frontier = [n for n in nxt if n in nodes]
         kept = {e.id: e for e in edges.values() if e.source_id in nodes and e.target_id in nodes}
         return Subgraph(scope, (start.id,), tuple(nodes.values()), tuple(kept.values()))
@@ -801,6 +892,8 @@ class SageMemory:
             "embedder": f"{self.embedder.name}:{self.embedder.dim}",
             "extractor": getattr(self.extractor, "name", type(self.extractor).__name__),
             "path": None if self.path is None else str(self.path),
+            # graph quality as the last evolution run measured it (None before any run)
+            "quality": self._evolver.quality([s.partition for s in scopes]),
         }
 
     # -- direct graph edits (logic in engine/graph_edit.py) --------------------------------
@@ -828,9 +921,16 @@ class SageMemory:
         self._check_open()
         scope = Scope(user_id, agent_id, run_id)
         return add_graph(
-            self, text, nodes, edges, scope, timestamp=timestamp, metadata=metadata,
-            source=source, kind=kind,
-        )  # fmt: skip
+            self,
+            text,
+            nodes,
+            edges,
+            scope,
+            timestamp=timestamp,
+            metadata=metadata,
+            source=source,
+            kind=kind,
+        )
 
     def delete_node(
         self, name_or_id: str, *, user_id: str | None = None, agent_id: str | None = None
@@ -867,6 +967,141 @@ class SageMemory:
     def scopes(self) -> list[Scope]:
         """Every scope partition (user_id, agent_id) that holds memories or graph items."""
         return self.store.partitions()
+
+    # -- evolution (logic in sage_memory/evolve/) -----------------------------------------
+    def feedback(
+        self,
+        ids: str | Sequence[str],
+        *,
+        used: bool = True,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        result: RetrievalResult | None = None,
+    ) -> str:
+        """Say which memories or nodes were actually used (``used=False``: were useless).
+
+        Feedback counts more than being returned by a search. It is paired with the nodes of
+        ``result``, or else of the scope's last search within the hour, so the evolver learns
+        which answers go with which questions. Returns the access event id.
+        """
+        self._check_open()
+        items = [ids] if isinstance(ids, str) else list(ids)
+        if not items or not all(isinstance(i, str) and i for i in items):
+            raise ValidationError("feedback needs one or more memory or node ids")
+        scope = Scope(user_id, agent_id, run_id)
+        event = self._access.record_feedback(scope, items, used=used, at=self.now(), result=result)
+        return event.id
+
+    def evolve(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        dry_run: bool = False,
+        operations: Sequence[str] | None = None,
+    ) -> EvolutionReport:
+        """One bounded evolution pass over a scope (every scope when none is given).
+
+        Reinforces and decays edge weights from the access log, settles clear conflicts, finds
+        duplicates, communities and relation patterns, archives stale memories and removes
+        orphans. What ``config.evolve.auto_apply`` allows is applied as one journal batch
+        (``undo(report.batch_id)`` reverts it); the rest is queued for :meth:`review`.
+        ``dry_run=True`` writes nothing and reports what would happen.
+        """
+        self._check_open()
+        if user_id is None and agent_id is None and run_id is None:
+            scopes = self.store.partitions()
+        else:
+            scopes = [Scope(user_id, agent_id, run_id).partition]
+        with self._lock:
+            self._check_open()
+            self._access.flush()
+            now = self.now()
+            uow = UnitOfWork(self.store, Batch("evolver", "evolve", now))
+            run = self._evolver.plan(
+                uow, scopes, now=now, batch_id=uow.batch.id, dry_run=dry_run, operations=operations
+            )
+            changes = [] if dry_run else uow.commit()
+            self._sync_index(changes, uow.vectors)
+            return self._evolver.finish(run, len(changes))
+
+    def review(
+        self, *, user_id: str | None = None, agent_id: str | None = None, status: str = "open"
+    ) -> list[Suggestion]:
+        """The review queue: suggestions the evolver may not apply on its own, oldest first."""
+        scope = None if user_id is None and agent_id is None else Scope(user_id, agent_id)
+        return self.store.list_suggestions(scope, status=status)
+
+    def accept(self, suggestion_id: str) -> list[Change]:
+        """Apply a suggestion (planned again on the graph as it is now) as one batch.
+
+        Returns the changes; ``undo(changes[0].batch_id)`` reverts them.
+        """
+        self._check_open()
+        with self._lock:
+            now = self.now()
+            uow = UnitOfWork(self.store, Batch("user", f"accept {suggestion_id}", now))
+            suggestion, _ = self._evolver.accept(uow, suggestion_id, now)
+            changes = uow.commit()
+            self._sync_index(changes, uow.vectors)
+            self.store.set_suggestion_status([suggestion.id], "accepted", now, uow.batch.id)
+            self._learn_relations()
+            return changes
+
+    def reject(self, suggestion_id: str) -> Suggestion:
+        """Drop a suggestion from the queue; the same suggestion is not made again."""
+        self._check_open()
+        suggestion = self._evolver.get_suggestion(suggestion_id)
+        self.store.set_suggestion_status([suggestion.id], "rejected", self.now())
+        return self._evolver.get_suggestion(suggestion_id)
+
+    def merge(
+        self,
+        keep: str,
+        other: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[Change]:
+        """Merge node ``other`` into node ``keep`` (names or ids): every edge is re-pointed and
+        the names kept as aliases. One batch; ``undo(changes[0].batch_id)`` restores both."""
+        from sage_memory.evolve.proposal import apply_to
+        from sage_memory.evolve.review import manual_merge
+
+        self._check_open()
+        kept = self.find_node(keep, user_id=user_id, agent_id=agent_id)
+        gone = self.find_node(other, user_id=user_id, agent_id=agent_id)
+        with self._lock:
+            now = self.now()
+            uow = UnitOfWork(self.store, Batch("user", f"merge {gone.id} into {kept.id}", now))
+            apply_to(uow, manual_merge(uow, kept, gone, now))
+            changes = uow.commit()
+            self._sync_index(changes, uow.vectors)
+            return changes
+
+    def as_of(self, at: datetime) -> MemoryAsOf:
+        """A read-only view of the whole memory as it was at system time ``at``, rebuilt from
+        the journal: get, get_all, search, explore, find_node, graph, stats, history, export."""
+        from sage_memory.evolve.history import MemoryAsOf, snapshot_store
+        from sage_memory.index.numpy import NumpyVectorIndex
+
+        self._check_open()
+        with self._lock:
+            snapshot = snapshot_store(self.store, self.embedder, at)
+        quiet = dataclasses.replace(
+            self.config.evolve, every_n_adds=0, every_growth_percent=0.0, schedule_seconds=0.0
+        )
+        inner = SageMemory(
+            config=self.config.but(evolve=quiet),
+            embedder=self.embedder,
+            extractor=self.extractor,
+            store=snapshot,
+            index=NumpyVectorIndex(),
+            clock=lambda: as_utc(at),
+        )
+        return MemoryAsOf(inner, at, self.history)
 
     # -- journal ---------------------------------------------------------------------------
     def undo(self, change_or_batch_id: str, *, force: bool = False) -> list[Change]:
@@ -952,11 +1187,18 @@ class SageMemory:
             if user_id is None and agent_id is None
             else [Scope(user_id, agent_id)]
         )
-        if format == "jsonl":
-            return export_jsonl(self, Path(path), scopes)
-        if format == "graphml":
-            return export_graphml(self, Path(path), scopes)
-        raise ValidationError(f"format={format!r}: use 'jsonl' or 'graphml'")
+        writers = {"jsonl": export_jsonl, "graphml": export_graphml}
+        if format not in writers:
+            raise ValidationError(f"format={format!r}: use 'jsonl' or 'graphml'")
+        try:
+            return writers[format](self, Path(path), scopes)
+        except StorageError:
+            raise
+        except OSError as exc:  # a missing folder, no permission, a full disk
+            raise StorageError(
+                f"cannot write the export {path}: {exc.strerror or exc}. Choose a path in an "
+                "existing folder you can write to."
+            ) from exc
 
     @classmethod
     def load(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,6 +13,11 @@ from sage_memory.errors import ValidationError
 from sage_memory.types import MemoryKind, as_utc
 
 _ROLES = {"user", "assistant", "system", "tool", "human", "ai", "function"}
+#: Unpaired UTF-16 halves: Python strings may hold them, UTF-8 (SQLite, JSON files, tokenizers)
+#: cannot, so one stored text would break every later write or search of its scope.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Longest metadata accepted, as JSON characters: metadata labels a memory, it is not a document.
+MAX_METADATA_CHARS = 64_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +47,18 @@ def check_text(text: object, max_chars: int, what: str = "text") -> str:
         )
     if "\x00" in text:
         raise ValidationError(f"{what} contains a NUL character; remove it before adding")
+    check_unicode(text, what)
     return text
+
+
+def check_unicode(text: str, what: str) -> None:
+    """Reject lone surrogates (e.g. from ``bytes.decode(errors="surrogateescape")``)."""
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise ValidationError(
+            f"{what} holds an unpaired UTF-16 surrogate {bad.group()!r} at {bad.start()}; "
+            "decode the text properly (it cannot be stored as UTF-8)"
+        )
 
 
 def check_metadata(metadata: object) -> Mapping[str, Any] | None:
@@ -51,10 +69,23 @@ def check_metadata(metadata: object) -> Mapping[str, Any] | None:
     from sage_memory.codec import dumps
 
     try:
-        dumps(metadata)
-    except (TypeError, ValueError) as exc:
+        text = dumps(metadata)
+        # A lone surrogate fails here (UnicodeEncodeError is a ValueError), not in SQLite.
+        text.encode("utf-8")
+        # NaN and infinities are not JSON, and NaN != NaN breaks export/load round trips.
+        json.loads(text, parse_constant=_not_json)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+    if len(text) > MAX_METADATA_CHARS:
+        raise ValidationError(
+            f"metadata is {len(text):,} characters as JSON; the limit is {MAX_METADATA_CHARS:,}. "
+            "Keep large content in the memory text or in your own store."
+        )
     return dict(metadata)
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not a JSON number")
 
 
 def check_kind(kind: object) -> MemoryKind | None:
@@ -76,6 +107,10 @@ def episodes_from(
 ) -> list[Episode]:
     """Accept a string, one chat message ``{role, content}``, a list of messages, or a dict
     ``{text, timestamp?, metadata?, kind?, source?, role?}`` (the ``add_many`` item form)."""
+    if timestamp is not None and not isinstance(timestamp, datetime):
+        raise ValidationError(
+            f"timestamp must be a datetime, got {type(timestamp).__name__}: {timestamp!r:.80}"
+        )
     ts = None if timestamp is None else as_utc(timestamp)
     meta = check_metadata(metadata)
     kind = check_kind(kind)

@@ -8,6 +8,7 @@ whatever its storage accepts.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -50,5 +51,11 @@ class VectorIndex(Protocol):
 
 
 def collection_name(scope_key: str, entity: str) -> str:
-    """The logical collection of one partition's memories or nodes (backends map it further)."""
-    return f"{entity}|{scope_key}"
+    """The logical collection of one partition's memories or nodes (backends map it further).
+
+    The scope key is hashed, so the index never holds user or agent ids: after
+    ``delete_all(user_id=...)`` drops a partition's collections, no trace of the id is left in
+    the index's files (Chroma keeps dropped names in free pages of its SQLite file).
+    """
+    digest = hashlib.blake2b(scope_key.encode("utf-8"), digest_size=16).hexdigest()
+    return f"{entity}|{digest}"

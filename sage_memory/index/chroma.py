@@ -156,6 +156,7 @@ class ChromaVectorIndex:
                     settings=Settings(anonymized_telemetry=False, allow_reset=False),
                 )
             except Exception as exc:  # chromadb raises assorted types for an unusable folder
+                _evict_failed_system(str(folder))
                 raise StorageError(
                     f"cannot open the Chroma index folder {str(folder)!r}: {exc}; check that "
                     "it is a writable directory not used by another process"
@@ -249,7 +250,25 @@ class ChromaVectorIndex:
                         f"the Chroma collection for {collection!r} vanished while trying to "
                         f"{what}; is another process using the same index?"
                     ) from exc
+            except StorageError:
+                # A collection dropped by another thread during the call fails with assorted
+                # internal errors ("Missing metadata segment"), not NotFoundError. If it is gone
+                # now, it was simply missing: re-resolve like a stale handle.
+                self._forget(collection, handle)
+                if attempt == 1 or not self._gone(collection):
+                    raise
         raise AssertionError("unreachable")  # pragma: no cover - the loop always returns
+
+    def _gone(self, collection: str) -> bool:
+        from chromadb.errors import NotFoundError
+
+        try:
+            self._client.get_collection(chroma_collection_name(collection), embedding_function=None)
+        except NotFoundError:
+            return True
+        except Exception:  # chromadb raises assorted types; "not known to be gone"
+            return False
+        return False
 
     def _batch_size(self) -> int:
         self._check_open()
@@ -387,6 +406,25 @@ class ChromaVectorIndex:
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{len(self._handles)} open collections"
         return f"ChromaVectorIndex(persistent={self.persistent}, {state})"
+
+
+def _evict_failed_system(identifier: str) -> None:
+    """Forget the Chroma system of a folder whose client failed to start.
+
+    Chroma caches one system per folder before starting it; when the start fails (a damaged
+    chroma.sqlite3) the broken system stays cached and every later client of that folder, even
+    after the folder is repaired or rebuilt, fails with an unrelated AttributeError. Only an
+    entry no live client holds is evicted. The table is private: absent, nothing is done.
+    """
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        systems: dict[str, Any] = SharedSystemClient._identifier_to_system
+        refcounts: dict[str, int] = SharedSystemClient._identifier_to_refcount
+    except (ImportError, AttributeError):  # pragma: no cover - another chromadb layout
+        return
+    if refcounts.get(identifier, 0) <= 0:
+        systems.pop(identifier, None)
 
 
 @contextmanager

@@ -10,12 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from sage_memory.types import Change, Edge, Memory, Node, Scope
+from sage_memory.types import (
+    AccessEvent,
+    Change,
+    Edge,
+    Memory,
+    Node,
+    Scope,
+    Suggestion,
+    SuggestionStatus,
+)
 
 Vector = npt.NDArray[np.float32]
 Direction = Literal["out", "in", "both"]
@@ -99,6 +108,14 @@ class GraphStore(Protocol):
         """Nodes and edges that list ``memory_id`` in their provenance."""
         ...
 
+    def adjacent_memories(
+        self, scope: Scope, memory_ids: Sequence[str]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """For each of ``memory_ids`` found in ``scope``: the ids of the previous and the next
+        memory of the same partition and run in (timestamp, created_at) order, ties in insertion
+        order, archived ones skipped: the turns around a turn of a conversation."""
+        ...
+
     # -- lexical and vectors ---------------------------------------------------------------
     def search_text(
         self, scope: Scope, query: str, *, entity: TextEntity = "memory", limit: int = 20
@@ -139,4 +156,118 @@ class GraphStore(Protocol):
 
     def set_meta(self, key: str, value: str) -> None: ...
 
+    # -- the evolver's state: access log and review queue ---------------------------------
+    def log_access(self, events: Sequence[AccessEvent]) -> None:
+        """Append usage events to the access log (statistics: not journaled, not undone)."""
+        ...
+
+    def access_seq(self) -> int:
+        """The sequence number of the newest access-log entry (0 when the log is empty)."""
+        ...
+
+    def co_access(
+        self,
+        scope: Scope,
+        *,
+        after_seq: int = 0,
+        until_seq: int | None = None,
+        node_ids: Sequence[str] | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, str, float, int]]:
+        """Node pairs seen in the same events of the window ``(after_seq, until_seq]``:
+        ``(a, b, summed event weight, event count)`` with ``a < b``, heaviest first. Two
+        context nodes of one event do not pair. ``node_ids`` keeps pairs inside that set;
+        ``since`` drops events older than that time."""
+        ...
+
+    def accessed(
+        self, scope: Scope, *, after_seq: int = 0, until_seq: int | None = None
+    ) -> dict[str, tuple[int, datetime]]:
+        """Memory and node ids used in the window: id -> (times, last time). Context rows and
+        events with a negative weight do not count."""
+        ...
+
+    def prune_access(self, before: datetime) -> int:
+        """Drop access-log entries older than ``before``. Returns how many went."""
+        ...
+
+    def purge_evolver_state(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> int:
+        """Forget what the evolver noted about deleted data (deletion that means it): the
+        access-log rows of ``entity_ids`` and the review-queue items that mention them, or the
+        partition's whole access log, queue and per-partition meta entries (keys ending with
+        the partition key) when ``entity_ids`` is None. Returns the count."""
+        ...
+
+    def put_suggestions(self, items: Sequence[Suggestion]) -> list[Suggestion]:
+        """Queue suggestions whose (scope, key) was never queued; returns those queued."""
+        ...
+
+    def list_suggestions(
+        self,
+        scope: Scope | None = None,
+        *,
+        status: str | None = "open",
+        ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Suggestion]:
+        """Suggestions, oldest first; ``status=None`` lists every status."""
+        ...
+
+    def set_suggestion_status(
+        self,
+        ids: Sequence[str],
+        status: SuggestionStatus,
+        at: datetime,
+        batch_id: str | None = None,
+    ) -> None:
+        """Mark suggestions accepted or rejected (or open again), with the batch that applied
+        them."""
+        ...
+
+    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
+        """Raw graph-quality counts of a partition, all summable across partitions: nodes,
+        edges, current_edges, isolated_nodes, confidence_sum (of current edges) and relations
+        (current edges per relation type)."""
+        ...
+
     def close(self) -> None: ...
+
+
+def suggestion_to_dict(item: Suggestion) -> dict[str, Any]:
+    """The JSON form of a review-queue item (for stores)."""
+    return {
+        "id": item.id,
+        "scope": item.scope.as_dict(),
+        "op": item.op,
+        "key": item.key,
+        "summary": item.summary,
+        "confidence": item.confidence,
+        "created_at": item.created_at.isoformat(),
+        "evidence": dict(item.evidence),
+        "payload": dict(item.payload),
+        "status": item.status,
+        "updated_at": None if item.updated_at is None else item.updated_at.isoformat(),
+        "proposed_in": item.proposed_in,
+        "batch_id": item.batch_id,
+    }
+
+
+def suggestion_from_dict(data: Mapping[str, Any]) -> Suggestion:
+    """The inverse of :func:`suggestion_to_dict`."""
+    updated = data.get("updated_at")
+    return Suggestion(
+        id=data["id"],
+        scope=Scope(**data["scope"]),
+        op=data["op"],
+        key=data["key"],
+        summary=data["summary"],
+        confidence=float(data["confidence"]),
+        created_at=datetime.fromisoformat(data["created_at"]),
+        evidence=data.get("evidence", {}),
+        payload=data.get("payload", {}),
+        status=data.get("status", "open"),
+        updated_at=None if updated is None else datetime.fromisoformat(updated),
+        proposed_in=data.get("proposed_in"),
+        batch_id=data.get("batch_id"),
+    )

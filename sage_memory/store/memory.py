@@ -6,6 +6,8 @@ contract suite in :mod:`sage_memory.testing.store_contract` runs against both).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -18,7 +20,16 @@ import numpy as np
 from sage_memory.codec import from_dict
 from sage_memory.store.base import Direction, TextEntity, Vector, name_key
 from sage_memory.store.lexical import BM25Index
-from sage_memory.types import Change, Edge, Memory, Node, Scope
+from sage_memory.types import (
+    AccessEvent,
+    Change,
+    Edge,
+    Memory,
+    Node,
+    Scope,
+    Suggestion,
+    SuggestionStatus,
+)
 
 
 class _Partition:
@@ -30,6 +41,9 @@ class _Partition:
         self.names: dict[str, set[str]] = defaultdict(set)
         self.memory_text = BM25Index()
         self.node_text = BM25Index()
+        # Memories in (timestamp, created_at, insertion number) order, for adjacent_memories.
+        self.order: list[tuple[datetime, datetime, int, str]] = []
+        self.order_key: dict[str, tuple[datetime, datetime, int, str]] = {}
 
 
 class InMemoryGraphStore:
@@ -45,7 +59,13 @@ class InMemoryGraphStore:
         self._provenance: dict[str, set[tuple[str, str]]] = defaultdict(set)
         self._journal: list[tuple[int, Change]] = []
         self._meta: dict[str, str] = {}
+        # access log rows: (seq, event id, scope key, at, weight, entity, id, is context)
+        self._access: list[tuple[int, str, str, datetime, float, str, str, bool]] = []
+        self._access_next = 1
+        self._suggestions: dict[str, Suggestion] = {}  # insertion order = queue order
+        self._suggestion_keys: set[tuple[str, str]] = set()
         self._lock = threading.RLock()
+        self._inserted = itertools.count()
 
     def _part(self, key: str) -> _Partition:
         if key not in self._parts:
@@ -69,16 +89,25 @@ class InMemoryGraphStore:
 
     def _write_memory(self, mid: str, after: Mapping[str, Any] | None) -> None:
         old_key = self._where.pop(mid, None)
+        number = None
         if old_key is not None:
             part = self._parts[old_key]
             part.memories.pop(mid, None)
             part.memory_text.remove(mid)
+            old_order = part.order_key.pop(mid)
+            del part.order[bisect.bisect_left(part.order, old_order)]
+            number = old_order[2]  # an update keeps its place among equal timestamps
         if after is None:
             return
         memory = from_dict(Memory, after)
         part = self._part(memory.scope.key)
         part.memories[mid] = memory
         part.memory_text.add(mid, memory.text)
+        if number is None:
+            number = next(self._inserted)
+        order = (memory.timestamp, memory.created_at, number, mid)
+        bisect.insort(part.order, order)
+        part.order_key[mid] = order
         self._where[mid] = memory.scope.key
 
     def _unlink_provenance(self, entity_id: str) -> None:
@@ -261,6 +290,34 @@ class InMemoryGraphStore:
         edges = self.get_edges(scope, [i for kind, i in links if kind == "edge"])
         return nodes, edges
 
+    def adjacent_memories(
+        self, scope: Scope, memory_ids: Sequence[str]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        part = self._parts.get(scope.key)
+        if part is None:
+            return {}
+        run = scope.run_id if scope.partition.run_id is None else None
+        out: dict[str, tuple[str | None, str | None]] = {}
+        with self._lock:
+            for mid in memory_ids:
+                memory = part.memories.get(mid)
+                if memory is None or (run is not None and memory.scope.run_id != run):
+                    continue
+                at = bisect.bisect_left(part.order, part.order_key[mid])
+                out[mid] = (
+                    self._walk(part, memory, range(at - 1, -1, -1)),
+                    self._walk(part, memory, range(at + 1, len(part.order))),
+                )
+        return out
+
+    @staticmethod
+    def _walk(part: _Partition, memory: Memory, positions: range) -> str | None:
+        for i in positions:
+            other = part.memories[part.order[i][3]]
+            if other.scope.run_id == memory.scope.run_id and not other.archived:
+                return other.id
+        return None
+
     # -- lexical and vectors ---------------------------------------------------------------
     def search_text(
         self, scope: Scope, query: str, *, entity: TextEntity = "memory", limit: int = 20
@@ -327,6 +384,163 @@ class InMemoryGraphStore:
 
     def set_meta(self, key: str, value: str) -> None:
         self._meta[key] = value
+
+    # -- the evolver's state: access log and review queue ---------------------------------
+    def log_access(self, events: Sequence[AccessEvent]) -> None:
+        with self._lock:
+            for ev in events:
+                key = ev.scope.partition.key
+                items = [("node", i, False) for i in dict.fromkeys(ev.node_ids)]
+                items += [("memory", i, False) for i in dict.fromkeys(ev.memory_ids)]
+                items += [("node", i, True) for i in dict.fromkeys(ev.context_ids)]
+                for entity, eid, context in items:
+                    row = (self._access_next, ev.id, key, ev.at, ev.weight, entity, eid, context)
+                    self._access.append(row)
+                    self._access_next += 1
+
+    def access_seq(self) -> int:
+        return self._access[-1][0] if self._access else 0
+
+    def _window(
+        self, scope: Scope, after_seq: int, until_seq: int | None
+    ) -> list[tuple[int, str, str, datetime, float, str, str, bool]]:
+        key, until = scope.partition.key, until_seq or 2**62
+        with self._lock:
+            return [r for r in self._access if after_seq < r[0] <= until and r[2] == key]
+
+    def co_access(
+        self,
+        scope: Scope,
+        *,
+        after_seq: int = 0,
+        until_seq: int | None = None,
+        node_ids: Sequence[str] | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, str, float, int]]:
+        allowed = None if node_ids is None else set(node_ids)
+        events: dict[str, list[tuple[str, bool, float]]] = defaultdict(list)
+        for r in self._window(scope, after_seq, until_seq):
+            if since is not None and r[3] < since:
+                continue
+            if r[5] == "node" and (allowed is None or r[6] in allowed):
+                events[r[1]].append((r[6], r[7], r[4]))
+        weights: dict[tuple[str, str], float] = defaultdict(float)
+        counts: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for event_id, rows in events.items():
+            for (a, a_ctx, w), (b, b_ctx, _) in itertools.permutations(rows, 2):
+                if a < b and not (a_ctx and b_ctx):
+                    weights[a, b] += w
+                    counts[a, b].add(event_id)
+        out = [(a, b, w, len(counts[a, b])) for (a, b), w in weights.items()]
+        out.sort(key=lambda t: (-t[2], t[0], t[1]))
+        return out if limit is None else out[:limit]
+
+    def accessed(
+        self, scope: Scope, *, after_seq: int = 0, until_seq: int | None = None
+    ) -> dict[str, tuple[int, datetime]]:
+        out: dict[str, tuple[int, datetime]] = {}
+        for r in self._window(scope, after_seq, until_seq):
+            if not r[7] and r[4] > 0:
+                n, last = out.get(r[6], (0, r[3]))
+                out[r[6]] = (n + 1, max(last, r[3]))
+        return out
+
+    def prune_access(self, before: datetime) -> int:
+        with self._lock:
+            n = len(self._access)
+            self._access = [r for r in self._access if r[3] >= before]
+            return n - len(self._access)
+
+    def purge_evolver_state(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> int:
+        key = scope.partition.key
+        gone = None if entity_ids is None else set(entity_ids)
+        with self._lock:
+            n = len(self._access)
+            self._access = [
+                r for r in self._access if r[2] != key or (gone is not None and r[6] not in gone)
+            ]
+            n -= len(self._access)
+            for sid, item in list(self._suggestions.items()):
+                if item.scope.partition.key != key:
+                    continue
+                if gone is None or any(i in repr(item) for i in gone):
+                    del self._suggestions[sid]
+                    self._suggestion_keys.discard((key, item.key))
+                    n += 1
+            if gone is None:
+                for name in [k for k in self._meta if k.endswith(key) and k != key]:
+                    del self._meta[name]
+                    n += 1
+            return n
+
+    def put_suggestions(self, items: Sequence[Suggestion]) -> list[Suggestion]:
+        queued = []
+        with self._lock:
+            for item in items:
+                k = (item.scope.partition.key, item.key)
+                if k in self._suggestion_keys or item.id in self._suggestions:
+                    continue
+                self._suggestion_keys.add(k)
+                self._suggestions[item.id] = item
+                queued.append(item)
+        return queued
+
+    def list_suggestions(
+        self,
+        scope: Scope | None = None,
+        *,
+        status: str | None = "open",
+        ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Suggestion]:
+        wanted = None if ids is None else set(ids)
+        out = [
+            s
+            for s in self._suggestions.values()
+            if (scope is None or s.scope.partition.key == scope.partition.key)
+            and (status is None or s.status == status)
+            and (wanted is None or s.id in wanted)
+        ]
+        return out if limit is None else out[:limit]
+
+    def set_suggestion_status(
+        self,
+        ids: Sequence[str],
+        status: SuggestionStatus,
+        at: datetime,
+        batch_id: str | None = None,
+    ) -> None:
+        import dataclasses
+
+        with self._lock:
+            for sid in ids:
+                if sid in self._suggestions:
+                    self._suggestions[sid] = dataclasses.replace(
+                        self._suggestions[sid], status=status, updated_at=at, batch_id=batch_id
+                    )
+
+    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
+        g = self._graph(scope.partition)
+        nodes, edges = self.count_graph(scope.partition)
+        relations: dict[str, int] = defaultdict(int)
+        confidence = 0.0
+        isolated = 0
+        if g is not None:
+            for _, _, d in g.edges(data=True):
+                e: Edge = d["record"]
+                if e.expired_at is None and e.valid_to is None:
+                    relations[e.relation] += 1
+                    confidence += e.confidence
+            isolated = sum(1 for n, d in g.nodes(data=True) if "record" in d and not g.degree(n))
+        return {
+            "nodes": nodes,
+            "edges": edges,
+            "current_edges": sum(relations.values()),
+            "isolated_nodes": isolated,
+            "confidence_sum": confidence,
+            "relations": dict(relations),
+        }
 
     def close(self) -> None:
         """Nothing to release; the data goes with the object."""

@@ -25,10 +25,26 @@ from typing import Any
 import numpy as np
 
 from sage_memory.codec import dumps, from_dict
-from sage_memory.errors import StorageError
-from sage_memory.store.base import Direction, TextEntity, Vector, name_key
+from sage_memory.errors import StorageError, ValidationError
+from sage_memory.store.base import (
+    Direction,
+    TextEntity,
+    Vector,
+    name_key,
+    suggestion_from_dict,
+    suggestion_to_dict,
+)
 from sage_memory.store.lexical import query_terms
-from sage_memory.types import Change, Edge, Memory, Node, Scope
+from sage_memory.types import (
+    AccessEvent,
+    Change,
+    Edge,
+    Memory,
+    Node,
+    Scope,
+    Suggestion,
+    SuggestionStatus,
+)
 
 SCHEMA_VERSION = "1"
 
@@ -99,7 +115,42 @@ CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
     body, sk UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+CREATE TABLE IF NOT EXISTS access_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL,
+    scope_key TEXT NOT NULL,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    weight REAL NOT NULL,
+    entity TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    context INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS access_by_scope ON access_log (scope_key, seq);
+CREATE INDEX IF NOT EXISTS access_by_event ON access_log (event_id, entity);
+CREATE TABLE IF NOT EXISTS suggestions (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope_key TEXT NOT NULL,
+    key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    UNIQUE (scope_key, key)
+);
+CREATE INDEX IF NOT EXISTS suggestions_by_status ON suggestions (scope_key, status);
 """
+
+
+#: The previous ('<', DESC) or next ('>', '') memory of `c` in its scope and run.
+_ADJACENT = (
+    "COALESCE((SELECT {a}.id FROM memories {a} WHERE {a}.scope_key = c.scope_key"
+    " AND {a}.ts = c.ts AND {a}.created_at = c.created_at AND {a}.rid {cmp} c.rid"
+    " AND {a}.run_id IS c.run_id AND {a}.archived = 0 ORDER BY {a}.rid {order} LIMIT 1),"
+    " (SELECT {a}.id FROM memories {a} WHERE {a}.scope_key = c.scope_key"
+    " AND ({a}.ts, {a}.created_at) {cmp} (c.ts, c.created_at) AND {a}.run_id IS c.run_id"
+    " AND {a}.archived = 0 ORDER BY {a}.ts {order}, {a}.created_at {order}, {a}.rid {order}"
+    " LIMIT 1))"
+)
 
 
 def _scope_of(data: Mapping[str, Any]) -> Scope:
@@ -143,13 +194,18 @@ class SQLiteGraphStore:
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._db.execute("PRAGMA foreign_keys=OFF")
             self._db.execute("PRAGMA busy_timeout=5000")
+            # Deleted rows are overwritten with zeros instead of lingering in free pages: a
+            # forgotten memory must not be recoverable from the file.
+            self._db.execute("PRAGMA secure_delete=ON")
             self._db.executescript(_SCHEMA)
+            self._fts_secure = self._fts_secure_delete()
         except sqlite3.DatabaseError as exc:
             raise StorageError(
                 f"cannot open the SQLite store at {self.path}: {exc}. If the file is not a "
                 "sage_memory store, choose another path; if it is damaged, restore a backup."
             ) from exc
         self._lock = threading.RLock()
+        self._closed = False
         version = self.get_meta("schema_version")
         if version is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
@@ -160,9 +216,27 @@ class SQLiteGraphStore:
             )
 
     # -- plumbing --------------------------------------------------------------------------
+    def _fts_secure_delete(self) -> bool:
+        """Ask FTS5 to erase deleted rows' words from its index at once (SQLite >= 3.42)."""
+        if sqlite3.sqlite_version_info < (3, 42, 0):
+            return False
+        try:
+            for table in ("memories_fts", "nodes_fts"):
+                self._db.execute(f"INSERT INTO {table}({table}, rank) VALUES('secure-delete', 1)")
+        except sqlite3.DatabaseError:
+            return False
+        return True
+
+    def _check_open(self) -> None:
+        # Called under the lock: a thread still reading when another closes the store gets a
+        # clear StorageError, not sqlite3's "Cannot operate on a closed database".
+        if self._closed:
+            raise StorageError("this SQLite store is closed; open the memory again")
+
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            self._check_open()
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -172,7 +246,8 @@ class SQLiteGraphStore:
             self._db.execute("COMMIT")
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
+        with self._lock, _utf8_only():
+            self._check_open()
             return self._db.execute(sql, params).fetchall()
 
     @staticmethod
@@ -182,7 +257,7 @@ class SQLiteGraphStore:
     # -- writes ----------------------------------------------------------------------------
     def apply(self, changes: Sequence[Change], vectors: Mapping[str, Vector] | None = None) -> None:
         vectors = vectors or {}
-        with self._tx() as db:
+        with _utf8_only(), self._tx() as db:
             for ch in changes:
                 if ch.entity == "memory":
                     self._write_memory(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
@@ -338,7 +413,8 @@ class SQLiteGraphStore:
         for chunk in _chunks(ids):
             marks = ",".join("?" * len(chunk))
             rows = self._rows(
-                f"SELECT id, data FROM memories WHERE scope_key = ? AND id IN ({marks}){run_sql}",
+                # "+scope_key" keeps SQLite on the id index (see edges_of)
+                f"SELECT id, data FROM memories WHERE +scope_key = ? AND id IN ({marks}){run_sql}",
                 (scope.key, *chunk, *run_params),
             )
             out.update((r[0], from_dict(Memory, json.loads(r[1]))) for r in rows)
@@ -387,7 +463,8 @@ class SQLiteGraphStore:
         for chunk in _chunks(ids):
             marks = ",".join("?" * len(chunk))
             rows = self._rows(
-                f"SELECT id, data FROM {table} WHERE scope_key = ? AND id IN ({marks})",
+                # "+scope_key": from five ids on, SQLite would scan the partition by scope
+                f"SELECT id, data FROM {table} WHERE +scope_key = ? AND id IN ({marks})",
                 (scope.key, *chunk),
             )
             out.update((r[0], from_dict(cls, json.loads(r[1]))) for r in rows)
@@ -445,8 +522,10 @@ class SQLiteGraphStore:
         for column in columns[direction]:
             for chunk in _chunks(node_ids):
                 marks = ",".join("?" * len(chunk))
+                # "+scope_key": without it SQLite picks the scope index and scans the whole
+                # partition's edges for every call; the endpoint index is the selective one.
                 rows = self._rows(
-                    f"SELECT id, data FROM edges WHERE {column} IN ({marks}) AND scope_key = ?"
+                    f"SELECT id, data FROM edges WHERE {column} IN ({marks}) AND +scope_key = ?"
                     f"{rel_sql}",
                     (*chunk, scope.key, *rel_params),
                 )
@@ -462,6 +541,26 @@ class SQLiteGraphStore:
         node_ids = [r[1] for r in rows if r[0] == "node"]
         edge_ids = [r[1] for r in rows if r[0] == "edge"]
         return self.get_nodes(scope, node_ids), self.get_edges(scope, edge_ids)
+
+    def adjacent_memories(
+        self, scope: Scope, memory_ids: Sequence[str]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        run_sql, run_params = self._run_filter(scope)
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for chunk in _chunks(memory_ids):
+            marks = ",".join("?" * len(chunk))
+            # `+c.scope_key` keeps the planner on the id index. Each neighbour is two index
+            # seeks: the same (ts, created_at) with the nearest rid, else the nearest earlier
+            # (or later) (ts, created_at); a row-value range over the rowid is not seekable.
+            rows = self._rows(
+                f"SELECT c.id, {_ADJACENT.format(a='p', cmp='<', order='DESC')},"
+                f" {_ADJACENT.format(a='n', cmp='>', order='')}"
+                f" FROM memories c WHERE c.id IN ({marks}) AND +c.scope_key = ?"
+                f"{run_sql.replace('run_id', 'c.run_id')}",
+                (*chunk, scope.key, *run_params),
+            )
+            out.update((r[0], (r[1], r[2])) for r in rows)
+        return out
 
     # -- lexical and vectors ---------------------------------------------------------------
     def search_text(
@@ -560,6 +659,12 @@ class SQLiteGraphStore:
                 total += db.execute(
                     f"DELETE FROM journal WHERE entity_id IN ({marks})", chunk
                 ).rowcount
+            if not self._fts_secure:
+                # Without FTS5's secure-delete, a deleted row's words stay in the full-text
+                # index segments until they are merged; merging now (cost: one rewrite of the
+                # index, ~0.15 s at 100k memories) lets secure_delete zero the old segments.
+                for table in ("memories_fts", "nodes_fts"):
+                    db.execute(f"INSERT INTO {table}({table}) VALUES('optimize')")
         return total
 
     def partitions(self) -> list[Scope]:
@@ -585,20 +690,217 @@ class SQLiteGraphStore:
                 (key, value),
             )
 
+    # -- the evolver's state: access log and review queue ---------------------------------
+    def log_access(self, events: Sequence[AccessEvent]) -> None:
+        rows = []
+        for ev in events:
+            head = (ev.id, ev.scope.partition.key, ev.at.isoformat(), ev.kind, ev.weight)
+            rows += [(*head, "node", i, 0) for i in dict.fromkeys(ev.node_ids)]
+            rows += [(*head, "memory", i, 0) for i in dict.fromkeys(ev.memory_ids)]
+            rows += [(*head, "node", i, 1) for i in dict.fromkeys(ev.context_ids)]
+        if not rows:
+            return
+        with self._tx() as db:
+            db.executemany(
+                "INSERT INTO access_log (event_id, scope_key, at, kind, weight, entity, entity_id,"
+                " context) VALUES (?,?,?,?,?,?,?,?)",
+                rows,
+            )
+
+    def access_seq(self) -> int:
+        return int(self._rows("SELECT COALESCE(max(seq), 0) FROM access_log")[0][0])
+
+    def co_access(
+        self,
+        scope: Scope,
+        *,
+        after_seq: int = 0,
+        until_seq: int | None = None,
+        node_ids: Sequence[str] | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, str, float, int]]:
+        # A context row pairs with the event's items only: a.entity_id < b.entity_id picks each
+        # unordered pair once, and the NOT clause drops context-context pairs.
+        sql = (
+            "SELECT a.entity_id, b.entity_id, SUM(a.weight), COUNT(DISTINCT a.event_id)"
+            " FROM access_log a JOIN access_log b ON b.event_id = a.event_id"
+            " AND b.entity = 'node' AND b.entity_id > a.entity_id"
+            " WHERE a.scope_key = ? AND a.entity = 'node' AND a.seq > ? AND a.seq <= ?"
+            " AND NOT (a.context = 1 AND b.context = 1)"
+        )
+        params: list[Any] = [scope.partition.key, after_seq, until_seq or 2**62]
+        if node_ids is not None:
+            ids = list(dict.fromkeys(node_ids))[:400]  # two IN lists share SQLite's 999 limit
+            marks = ",".join("?" * len(ids))
+            sql += f" AND a.entity_id IN ({marks}) AND b.entity_id IN ({marks})"
+            params += ids + ids
+        if since is not None:
+            sql += " AND a.at >= ?"
+            params.append(since.isoformat())
+        sql += " GROUP BY a.entity_id, b.entity_id ORDER BY 3 DESC, 1, 2 LIMIT ?"
+        params.append(-1 if limit is None else limit)
+        return [(r[0], r[1], float(r[2]), int(r[3])) for r in self._rows(sql, params)]
+
+    def accessed(
+        self, scope: Scope, *, after_seq: int = 0, until_seq: int | None = None
+    ) -> dict[str, tuple[int, datetime]]:
+        rows = self._rows(
+            "SELECT entity_id, COUNT(*), max(at) FROM access_log WHERE scope_key = ? AND seq > ?"
+            " AND seq <= ? AND context = 0 AND weight > 0 GROUP BY entity_id",
+            (scope.partition.key, after_seq, until_seq or 2**62),
+        )
+        return {r[0]: (int(r[1]), datetime.fromisoformat(r[2])) for r in rows}
+
+    def prune_access(self, before: datetime) -> int:
+        # ISO strings of UTC times sort as times, so a text comparison is a time comparison.
+        with self._tx() as db:
+            return db.execute("DELETE FROM access_log WHERE at < ?", (before.isoformat(),)).rowcount
+
+    def purge_evolver_state(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> int:
+        key = scope.partition.key
+        with self._tx() as db:
+            if entity_ids is None:
+                n = db.execute("DELETE FROM access_log WHERE scope_key = ?", (key,)).rowcount
+                n += db.execute("DELETE FROM suggestions WHERE scope_key = ?", (key,)).rowcount
+                # Per-partition state (e.g. the evolver's) is kept under keys ending with the
+                # partition key; its \x1f separators mean no global key can end that way.
+                n += db.execute(
+                    "DELETE FROM meta WHERE length(key) > length(?1)"
+                    " AND substr(key, length(key) - length(?1) + 1) = ?1",
+                    (key,),
+                ).rowcount
+                return n
+            n = 0
+            for chunk in _chunks(list(dict.fromkeys(entity_ids))):
+                marks = ",".join("?" * len(chunk))
+                n += db.execute(
+                    f"DELETE FROM access_log WHERE scope_key = ? AND entity_id IN ({marks})",
+                    (key, *chunk),
+                ).rowcount
+            gone = set(entity_ids)
+            rows = db.execute("SELECT id, data FROM suggestions WHERE scope_key = ?", (key,))
+            doomed = [(sid,) for sid, data in rows.fetchall() if any(i in data for i in gone)]
+            db.executemany("DELETE FROM suggestions WHERE id = ?", doomed)
+            return n + len(doomed)
+
+    def put_suggestions(self, items: Sequence[Suggestion]) -> list[Suggestion]:
+        queued = []
+        with self._tx() as db:
+            for item in items:
+                cur = db.execute(
+                    "INSERT OR IGNORE INTO suggestions (id, scope_key, key, status, data)"
+                    " VALUES (?,?,?,?,?)",
+                    (
+                        item.id,
+                        item.scope.partition.key,
+                        item.key,
+                        item.status,
+                        dumps(suggestion_to_dict(item)),
+                    ),
+                )
+                if cur.rowcount:
+                    queued.append(item)
+        return queued
+
+    def list_suggestions(
+        self,
+        scope: Scope | None = None,
+        *,
+        status: str | None = "open",
+        ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Suggestion]:
+        sql = "SELECT data FROM suggestions WHERE 1 = 1"
+        params: list[Any] = []
+        if scope is not None:
+            sql += " AND scope_key = ?"
+            params.append(scope.partition.key)
+        if status is not None:
+            sql += " AND status = ?"
+            params.append(status)
+        if ids is not None:
+            chunk = list(ids)[:900]
+            sql += f" AND id IN ({','.join('?' * len(chunk))})"
+            params += chunk
+        sql += " ORDER BY rid LIMIT ?"
+        params.append(-1 if limit is None else limit)
+        return [suggestion_from_dict(json.loads(r[0])) for r in self._rows(sql, params)]
+
+    def set_suggestion_status(
+        self,
+        ids: Sequence[str],
+        status: SuggestionStatus,
+        at: datetime,
+        batch_id: str | None = None,
+    ) -> None:
+        with self._tx() as db:
+            for sid in ids:
+                row = db.execute("SELECT data FROM suggestions WHERE id = ?", (sid,)).fetchone()
+                if row is None:
+                    continue
+                data = json.loads(row[0])
+                data.update(status=status, updated_at=at.isoformat(), batch_id=batch_id)
+                db.execute(
+                    "UPDATE suggestions SET status = ?, data = ? WHERE id = ?",
+                    (status, dumps(data), sid),
+                )
+
+    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
+        key = scope.partition.key
+        nodes, edges = self.count_graph(scope.partition)
+        isolated = self._rows(
+            "SELECT count(*) FROM nodes n WHERE n.scope_key = ?"
+            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id)"
+            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id)",
+            (key,),
+        )[0][0]
+        rows = self._rows(
+            "SELECT relation, count(*), sum(json_extract(data, '$.confidence')) FROM edges"
+            " WHERE scope_key = ? AND json_extract(data, '$.expired_at') IS NULL"
+            " AND json_extract(data, '$.valid_to') IS NULL GROUP BY relation",
+            (key,),
+        )
+        return {
+            "nodes": nodes,
+            "edges": edges,
+            "current_edges": sum(int(r[1]) for r in rows),
+            "isolated_nodes": int(isolated),
+            "confidence_sum": sum(float(r[2] or 0.0) for r in rows),
+            "relations": {r[0]: int(r[1]) for r in rows},
+        }
+
     def backup(self, target: str | Path) -> None:
         """A consistent online copy of the database (SQLite's backup API), safe during writes."""
         dest = sqlite3.connect(str(target))
         try:
             with self._lock:
+                self._check_open()
                 self._db.backup(dest)
         finally:
             dest.close()
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             with contextlib.suppress(sqlite3.Error):  # a busy checkpoint is retried on next open
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.close()
+
+
+@contextmanager
+def _utf8_only() -> Iterator[None]:
+    """SQLite stores UTF-8: a lone surrogate (valid in a Python str) is a caller's error."""
+    try:
+        yield
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else "?"
+        raise ValidationError(
+            f"text with an unpaired UTF-16 surrogate {bad!r} cannot be stored or looked up; "
+            "decode it properly first"
+        ) from exc
 
 
 def _chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:

@@ -1,0 +1,164 @@
+"""Deletion that means it: after delete / delete_all and close, the forgotten text is nowhere.
+
+Checked through the API (get, search, explore, history, the vector index) and by scanning the
+raw bytes of every file under the memory folder (SQLite db + WAL, Chroma's SQLite and HNSW
+files) for marker strings that occur only in the deleted text.
+
+What Chroma keeps: we give Chroma ids and vectors only, never documents, so text cannot be in
+its files. A deleted memory's *vector* may linger in Chroma's operation log and HNSW file
+(logically deleted, never returned) until Chroma compacts; ``delete_all`` drops the whole
+partition's collections, and with them those files.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from reliability_kit import graph_problems, open_memory, scan_folder, sqlite_problems
+
+from sage_memory.errors import NotFoundError
+from sage_memory.index.base import collection_name
+
+
+def _markers() -> tuple[str, str]:
+    """A lowercase word and a capitalised name (becomes a node) found nowhere else."""
+    tag = uuid.uuid4().hex[:12]
+    return f"zqxword{tag}", f"Zqxname{tag}"
+
+
+def _needles(*texts: str) -> list[bytes]:
+    out: list[bytes] = []
+    for t in texts:
+        out += [t.encode(), t.lower().encode()]
+    return out
+
+
+def _background(mem: object, user: str, n: int = 60) -> None:
+    mem.add_many(  # type: ignore[attr-defined]
+        [f"Alice met Bob about topic number {i} in Paris" for i in range(n)], user_id=user
+    )
+
+
+def test_delete_removes_memory_and_what_only_it_supports(tmp_path: Path) -> None:
+    folder = tmp_path / "mem"
+    word, name = _markers()
+    with open_memory(folder) as mem:
+        _background(mem, "alice")
+        target = mem.add(f"the code {word} belongs to {name} who met Alice", user_id="alice")
+        _background(mem, "alice", 20)
+        assert mem.search(word, user_id="alice").memories[0].id == target.memory_id
+        name_node = mem.find_node(name, user_id="alice", exact=True)
+        alice_before = mem.find_node("Alice", user_id="alice", exact=True)
+        assert target.memory_id in alice_before.memory_ids
+
+        mem.delete(target.memory_id, user_id="alice")
+
+        with pytest.raises(NotFoundError):
+            mem.get(target.memory_id)
+        assert target.memory_id not in {h.id for h in mem.search(word, user_id="alice")}
+        with pytest.raises(NotFoundError):
+            mem.find_node(name, user_id="alice", exact=True)
+        assert mem.history(target.memory_id) == []
+        assert mem.history(name_node.id) == []
+        # Alice is supported by other memories: she stays, without the deleted provenance.
+        alice = mem.find_node("Alice", user_id="alice", exact=True)
+        assert target.memory_id not in alice.memory_ids
+        part = alice.scope.key
+        assert target.memory_id not in mem.index.ids(collection_name(part, "memory"))
+        assert name_node.id not in mem.index.ids(collection_name(part, "node"))
+        assert graph_problems(mem) == []
+        assert len(mem.get_all(user_id="alice")) == 80
+    assert sqlite_problems(folder / "sage.db") == []
+    assert scan_folder(folder, _needles(word, name)) == []
+
+
+def test_delete_all_forgets_the_user_everywhere(tmp_path: Path) -> None:
+    folder = tmp_path / "mem"
+    word, name = _markers()
+    victim = f"victim-{uuid.uuid4().hex[:10]}"
+    with open_memory(folder) as mem:
+        _background(mem, "alice")
+        kept = mem.add("Alice keeps her own notes", user_id="alice")
+        first = mem.add(f"{word} one: {name} met Carol", user_id=victim)
+        mem.add_many([f"{word} note {i} about {name} and Dora" for i in range(30)], user_id=victim)
+        # Text the journal alone remembers: an updated-away text and an undone add.
+        mem.update(first.memory_id, f"{word} rewritten by {name}", user_id=victim)
+        undone = mem.add(f"{word} undone {name} Eve", user_id=victim)
+        mem.undo(_batch_of(mem, undone))
+        with pytest.raises(NotFoundError):
+            mem.get(undone.memory_id)
+
+        victim_key = first.memory.scope.key
+
+        assert mem.delete_all(user_id=victim) == 31
+
+        assert mem.get_all(user_id=victim) == []
+        assert len(mem.search(word, user_id=victim)) == 0
+        assert mem.stats(user_id=victim)["nodes"] == 0
+        assert victim not in {s.user_id for s in mem.scopes()}
+        for entity in ("memory", "node"):  # the partition's collections are dropped
+            assert mem.index.count(collection_name(victim_key, entity)) == 0
+        assert mem.get(kept.memory_id, user_id="alice").text.startswith("Alice keeps")
+        assert graph_problems(mem) == []
+    assert sqlite_problems(folder / "sage.db") == []
+    assert scan_folder(folder, [*_needles(word, name), victim.encode()]) == []
+
+
+def _batch_of(mem: object, result: object) -> str:
+    change_id = result.change_ids[0]  # type: ignore[attr-defined]
+    return next(c.batch_id for c in mem.history(result.memory_id) if c.id == change_id)  # type: ignore[attr-defined]
+
+
+def test_deleted_text_is_not_in_chroma_even_while_open(tmp_path: Path) -> None:
+    """Chroma only ever receives ids and vectors: no text, before or after deletion."""
+    folder = tmp_path / "mem"
+    word, name = _markers()
+    with open_memory(folder) as mem:
+        mem.add(f"{word} lives with {name}", user_id="alice")
+        assert scan_folder(folder / "chroma", _needles(word, name)) == []
+        assert scan_folder(folder / "chroma", [b"alice"]) == []  # scope ids are hashed
+
+
+def test_update_then_delete_forgets_both_texts(tmp_path: Path) -> None:
+    folder = tmp_path / "mem"
+    old_word, old_name = _markers()
+    new_word, new_name = _markers()
+    with open_memory(folder) as mem:
+        _background(mem, "alice", 30)
+        r = mem.add(f"{old_word} with {old_name}", user_id="alice")
+        mem.update(r.memory_id, f"{new_word} with {new_name}", user_id="alice")
+        assert mem.search(new_word, user_id="alice").memories[0].id == r.memory_id
+        mem.delete(r.memory_id, user_id="alice")
+        assert graph_problems(mem) == []
+    assert scan_folder(folder, _needles(old_word, old_name, new_word, new_name)) == []
+
+
+def test_evolver_notes_about_deleted_data_go_too(tmp_path: Path) -> None:
+    """Regression: the evolver's access log (searches, with the scope key), its review queue
+    (suggestions quoting node names) and its per-scope state survived delete / delete_all."""
+    folder = tmp_path / "mem"
+    word, name = _markers()
+    victim = f"victim-{uuid.uuid4().hex[:10]}"
+    with open_memory(folder) as mem:
+        _background(mem, "alice", 20)
+        # Near-duplicate names in one memory: the evolver suggests merging them.
+        doomed = mem.add(f"{word} {name} met {name}s and {name}z", user_id="alice")
+        mem.add_many([f"{word} {name} visited Kyoto {i}" for i in range(8)], user_id=victim)
+        again = [f"{name} met {name}s and {name}z again {i}" for i in range(4)]
+        mem.add_many(again, user_id=victim)
+        for _ in range(4):
+            mem.search(f"{name} Kyoto", user_id=victim)
+            mem.search(f"{word} {name}", user_id="alice")
+        mem.evolve()
+        queued = mem.review(user_id="alice") + mem.review(user_id=victim)
+        assert any(name in s.summary for s in queued), "the fixture should queue a suggestion"
+
+        mem.delete(doomed.memory_id, user_id="alice")
+        assert not [s for s in mem.review(user_id="alice") if name in repr(s)]
+        mem.delete_all(user_id=victim)
+        assert mem.review(user_id=victim) == []
+        mem.search("Alice", user_id="alice")  # the survivor's notes stay usable
+        assert graph_problems(mem) == []
+    assert scan_folder(folder, [*_needles(word, name), victim.encode()]) == []
