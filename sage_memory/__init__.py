@@ -35,6 +35,8 @@ _EXPORTS = {
     "AddResult": "sage_memory.types",
     "Change": "sage_memory.types",
     "Subgraph": "sage_memory.types",
+    "Suggestion": "sage_memory.types",
+    "EvolutionReport": "sage_memory.evolve.runner",
     "SageMemoryError": "sage_memory.errors",
     "ConfigError": "sage_memory.errors",
     "ValidationError": "sage_memory.errors",
@@ -52,6 +54,7 @@ __all__ = [
     "DependencyError",
     "Edge",
     "EdgeHit",
+    "EvolutionReport",
     "EvolveConfig",
     "ExtractConfig",
     "ExtractionError",
@@ -68,6 +71,7 @@ __all__ = [
     "Scope",
     "StorageError",
     "Subgraph",
+    "Suggestion",
     "ValidationError",
 ]
 
@@ -84,6 +88,7 @@ if TYPE_CHECKING:
         StorageError,
         ValidationError,
     )
+    from sage_memory.evolve.runner import EvolutionReport
     from sage_memory.types import (
         AddResult,
         Change,
@@ -96,6 +101,7 @@ if TYPE_CHECKING:
         RetrievalResult,
         Scope,
         Subgraph,
+        Suggestion,
     )
 
 

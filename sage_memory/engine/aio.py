@@ -14,7 +14,17 @@ from datetime import datetime
 from typing import Any
 
 from sage_memory.engine.core import SageMemory
-from sage_memory.types import AddResult, Change, Memory, MemoryKind, RetrievalResult, Subgraph
+from sage_memory.evolve.runner import EvolutionReport
+from sage_memory.types import (
+    AddResult,
+    Change,
+    Memory,
+    MemoryKind,
+    Node,
+    RetrievalResult,
+    Subgraph,
+    Suggestion,
+)
 
 
 class AsyncSageMemory:
@@ -112,3 +122,24 @@ class AsyncSageMemory:
 
     async def export(self, path: str | os.PathLike[str], **kwargs: Any) -> int:
         return await asyncio.to_thread(self.sync.export, path, **kwargs)
+
+    async def find_node(self, name_or_id: str, **kwargs: Any) -> Node:
+        return await asyncio.to_thread(self.sync.find_node, name_or_id, **kwargs)
+
+    async def feedback(self, ids: str | Sequence[str], **kwargs: Any) -> str:
+        return await asyncio.to_thread(self.sync.feedback, ids, **kwargs)
+
+    async def evolve(self, **kwargs: Any) -> EvolutionReport:
+        return await asyncio.to_thread(self.sync.evolve, **kwargs)
+
+    async def review(self, **kwargs: Any) -> list[Suggestion]:
+        return await asyncio.to_thread(self.sync.review, **kwargs)
+
+    async def accept(self, suggestion_id: str) -> list[Change]:
+        return await asyncio.to_thread(self.sync.accept, suggestion_id)
+
+    async def reject(self, suggestion_id: str) -> Suggestion:
+        return await asyncio.to_thread(self.sync.reject, suggestion_id)
+
+    async def merge(self, keep: str, other: str, **kwargs: Any) -> list[Change]:
+        return await asyncio.to_thread(self.sync.merge, keep, other, **kwargs)

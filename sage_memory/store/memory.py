@@ -201,7 +201,7 @@ class InMemoryGraphStore:
                 for m in self._memories(scope)
                 if (include_archived or not m.archived) and (before is None or m.timestamp < before)
             ]
-        items.sort(key=lambda m: (m.timestamp, m.created_at))
+        items.sort(key=lambda m: (m.timestamp, m.created_at, m.id))
         end = None if limit is None else offset + limit
         return items[offset:end]
 
@@ -242,11 +242,13 @@ class InMemoryGraphStore:
     def list_nodes(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Node]:
         g = self._graph(scope)
         nodes = [] if g is None else [d["record"] for _, d in g.nodes(data=True) if "record" in d]
+        nodes.sort(key=lambda n: n.id)  # the SQLite store's order, independent of insertion
         return nodes[offset : None if limit is None else offset + limit]
 
     def list_edges(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Edge]:
         g = self._graph(scope)
         edges = [] if g is None else [d["record"] for _, _, d in g.edges(data=True)]
+        edges.sort(key=lambda e: e.id)
         return edges[offset : None if limit is None else offset + limit]
 
     def count_graph(self, scope: Scope) -> tuple[int, int]:

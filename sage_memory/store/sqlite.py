@@ -69,7 +69,7 @@ CREATE TABLE IF NOT EXISTS nodes (
     data TEXT NOT NULL,
     vec BLOB
 );
-CREATE INDEX IF NOT EXISTS nodes_by_scope ON nodes (scope_key);
+CREATE INDEX IF NOT EXISTS nodes_by_scope ON nodes (scope_key, id);
 CREATE TABLE IF NOT EXISTS node_names (
     scope_key TEXT NOT NULL, key TEXT NOT NULL, node_id TEXT NOT NULL
 );
@@ -84,7 +84,7 @@ CREATE TABLE IF NOT EXISTS edges (
     relation TEXT NOT NULL,
     data TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS edges_by_scope ON edges (scope_key);
+CREATE INDEX IF NOT EXISTS edges_by_scope ON edges (scope_key, id);
 CREATE INDEX IF NOT EXISTS edges_by_source ON edges (source_id);
 CREATE INDEX IF NOT EXISTS edges_by_target ON edges (target_id);
 CREATE TABLE IF NOT EXISTS provenance (
@@ -440,7 +440,9 @@ class SQLiteGraphStore:
         if before is not None:
             sql += " AND ts < ?"
             params = (*params, before.isoformat())
-        sql += " ORDER BY ts, created_at, rid LIMIT ? OFFSET ?"
+        # id, not rowid, breaks ties: an undo re-inserts rows, and listings (exports) must not
+        # depend on the physical order.
+        sql += " ORDER BY ts, created_at, id LIMIT ? OFFSET ?"
         rows = self._rows(sql, (scope.key, *params, -1 if limit is None else limit, offset))
         return [from_dict(Memory, json.loads(r[0])) for r in rows]
 
@@ -486,14 +488,14 @@ class SQLiteGraphStore:
 
     def list_nodes(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Node]:
         rows = self._rows(
-            "SELECT data FROM nodes WHERE scope_key = ? ORDER BY rid LIMIT ? OFFSET ?",
+            "SELECT data FROM nodes WHERE scope_key = ? ORDER BY id LIMIT ? OFFSET ?",
             (scope.key, -1 if limit is None else limit, offset),
         )
         return [from_dict(Node, json.loads(r[0])) for r in rows]
 
     def list_edges(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Edge]:
         rows = self._rows(
-            "SELECT data FROM edges WHERE scope_key = ? ORDER BY rid LIMIT ? OFFSET ?",
+            "SELECT data FROM edges WHERE scope_key = ? ORDER BY id LIMIT ? OFFSET ?",
             (scope.key, -1 if limit is None else limit, offset),
         )
         return [from_dict(Edge, json.loads(r[0])) for r in rows]
