@@ -56,7 +56,7 @@ class RetrieveConfig:
     max_fanout: int = 50
     min_confidence: float = 0.0
     #: Seeds taken from each channel before fusion.
-    seeds_per_channel: int = 30
+    seeds_per_channel: int = 20
     mmr_lambda: float = 0.8
 
 

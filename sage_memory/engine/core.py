@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -63,6 +63,7 @@ from sage_memory.types import (
 if TYPE_CHECKING:
     from sage_memory.evolve.history import MemoryAsOf
     from sage_memory.evolve.runner import EvolutionReport
+    from sage_memory.types import EdgeHit, NodeHit
 
 Clock = Callable[[], datetime]
 DB_FILE = "sage.db"
@@ -344,7 +345,8 @@ class SageMemory:
             self._release()
 
     def _release(self) -> None:
-        for closer in (getattr(self, "index", None), getattr(self, "store", None)):
+        closers = (getattr(self, n, None) for n in ("retriever", "index", "store"))
+        for closer in closers:
             if closer is not None:
                 with contextlib.suppress(Exception):
                     closer.close()
@@ -866,6 +868,127 @@ class SageMemory:
         if lexical:
             return self.store.get_nodes(scope, [lexical[0][0]])[0]
         raise NotFoundError(f"no node named or with id {name_or_id!r} in this scope")
+
+    # -- structure queries (logic in sage_memory.retrieve.structure) -----------------------
+    def predecessors(
+        self,
+        task: str,
+        *,
+        transitive: bool = False,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What comes before ``task`` (PRECEDES into it, its BLOCKED_BY / DEPENDS_ON targets),
+        nearest first; ``transitive=True`` walks back up to 10 steps. Each hit's ``why`` names
+        the fact and the status."""
+        from sage_memory.retrieve import structure as st
+
+        node = self.find_node(task, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
+        steps = st.predecessors(store, node.scope, node.id, transitive=transitive, at=as_of)
+        return st.node_hits(store, node.scope, steps)
+
+    def successors(
+        self,
+        task: str,
+        *,
+        transitive: bool = False,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What comes after ``task``, nearest first (see :meth:`predecessors`)."""
+        from sage_memory.retrieve import structure as st
+
+        node = self.find_node(task, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
+        steps = st.successors(store, node.scope, node.id, transitive=transitive, at=as_of)
+        return st.node_hits(store, node.scope, steps)
+
+    def requirements(
+        self,
+        task: str,
+        *,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets."""
+        from sage_memory.retrieve import structure as st
+
+        node = self.find_node(task, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
+        steps = st.requirements(store, node.scope, node.id, at=as_of)
+        return st.node_hits(store, node.scope, steps)
+
+    def next_steps(
+        self,
+        project_or_task: str,
+        *,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """The unfinished plan, what to do first at the front: for a project its open tasks
+        (ready ones first, in order); for a task its open predecessors, itself, what follows."""
+        from sage_memory.retrieve import structure as st
+
+        node = self.find_node(project_or_task, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
+        steps = st.next_steps(store, node.scope, node.id, at=as_of)
+        return st.node_hits(store, node.scope, steps)
+
+    def path_between(
+        self,
+        source: str,
+        target: str,
+        *,
+        max_hops: int = 4,
+        relations: Sequence[str] | None = None,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[EdgeHit]:
+        """A shortest chain of current facts between two nodes (either direction); [] if none
+        within ``max_hops``."""
+        from sage_memory.retrieve import structure as st
+
+        a = self.find_node(source, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        b = self.find_node(target, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        rels = [self.schema.map_relation(r)[0] for r in relations] if relations else None
+        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
+        edges = st.path(store, a.scope, a.id, b.id, max_hops=max_hops, relations=rels, at=as_of)
+        return st.edge_hits(store, a.scope, edges)
+
+    def neighbors(
+        self,
+        node: str,
+        *,
+        relations: Sequence[str] | None = None,
+        direction: Literal["out", "in", "both"] = "both",
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """Nodes one current fact away, through ``relations`` (all when None)."""
+        from sage_memory.retrieve import structure as st
+
+        if direction not in ("out", "in", "both"):
+            raise ValidationError(f"direction={direction!r}: use 'out', 'in' or 'both'")
+        start = self.find_node(node, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        rels = [self.schema.map_relation(r)[0] for r in relations] if relations else None
+        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
+        steps = st.neighbors(
+            store, start.scope, start.id, relations=rels, direction=direction, at=as_of
+        )
+        return st.node_hits(store, start.scope, steps)
 
     def stats(
         self,

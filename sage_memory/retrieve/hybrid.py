@@ -1,57 +1,96 @@
-"""The hybrid retriever: dense and lexical seeds, graph expansion, fusion, context packing.
+"""The hybrid retriever: seeds, graph expansion, fusion, structure answers, context packing.
 
-Cost is bounded by what a query touches: top-k seeds per channel, a capped 1-2 hop expansion
-from the best nodes, and provenance lookups for the items kept, never a scan of the scope.
+One search, in order:
+
+1. read the query (names, time window, tense, structure question) and embed it;
+2. seeds: the nearest memories (dense), the best BM25 memories (lexical), and the nodes the
+   query names (entity linking);
+3. graph: a bounded BFS and a local-push personalized PageRank from the linked nodes; the
+   memories behind the nodes and facts reached (provenance) join the candidates;
+4. conversation: the previous and next turn of the best candidates (same scope and run);
+5. fusion: weighted features (or RRF) per the preset, plus the best adjacent turn's score,
+   the query's time window, and a penalty for memories whose facts were superseded; MMR;
+6. structure: for "what's next / what comes after / what do I need" questions, and for a
+   problem with known causes, the plan or diagnosis from the graph;
+7. the context: sections within the token budget, every line citing its memories.
+
+Cost is bounded by what a query touches (top-k per channel, a capped neighbourhood, the turns
+around the best candidates), never by the size of the scope.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections import defaultdict
-from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 from sage_memory.config import RetrieveConfig
 from sage_memory.embed.base import Embedder
-from sage_memory.index.base import VectorIndex, collection_name
-from sage_memory.retrieve.context import TokenCounter, default_counter, fact_line, memory_line, pack
-from sage_memory.store.base import GraphStore
-from sage_memory.types import Edge, EdgeHit, MemoryHit, Node, NodeHit, RetrievalResult, Scope
-
-RRF_K = 60
-
-
-def rrf(rankings: dict[str, Sequence[str]], weights: dict[str, float]) -> dict[str, float]:
-    """Weighted reciprocal-rank fusion of several rankings of ids."""
-    scores: dict[str, float] = defaultdict(float)
-    for channel, ids in rankings.items():
-        w = weights.get(channel, 1.0)
-        for rank, item in enumerate(ids):
-            scores[item] += w / (RRF_K + rank + 1)
-    return scores
+from sage_memory.index.base import VectorIndex
+from sage_memory.retrieve import context as ctx
+from sage_memory.retrieve.answer import StructureView, structure_view
+from sage_memory.retrieve.fusion import Weights, check_weights, preset
+from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text
+from sage_memory.retrieve.query import analyze
+from sage_memory.retrieve.ranking import rank_memories
+from sage_memory.retrieve.reader import GraphReader
+from sage_memory.retrieve.runview import RunView, needs_view
+from sage_memory.retrieve.seeds import dense_seeds, word_seeds
+from sage_memory.types import EdgeHit, NodeHit, RetrievalResult, Scope, as_utc, replace
 
 
 class Retriever:
+    """Hybrid, structure-aware recall over one store and vector index.
+
+    Args:
+        store: the graph store (memories, nodes, edges, lexical search).
+        index: the vector index (collections per partition).
+        embedder: embeds the query.
+        config: limits and the fusion preset (``RetrieveConfig.preset``).
+        counter: counts tokens for the context budget (default: the MiniLM tokenizer when
+            installed, else an estimate).
+    """
+
     def __init__(
         self,
-        store: GraphStore,
+        store: GraphReader,
         index: VectorIndex,
         embedder: Embedder,
         config: RetrieveConfig,
-        counter: TokenCounter | None = None,
+        counter: ctx.TokenCounter | None = None,
     ) -> None:
         self.store = store
         self.index = index
         self.embedder = embedder
         self.config = config
+        self.weights = preset(config.preset)
+        check_weights(self.weights)
         self._counter = counter
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def _worker(self) -> ThreadPoolExecutor:
+        """One helper thread, started on first search (nothing happens at construction)."""
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="sage-retrieve")
+            return self._pool
+
+    def close(self) -> None:
+        """Stop the helper thread (idempotent; a later search starts a new one)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
 
     @property
-    def count_tokens(self) -> TokenCounter:
+    def count_tokens(self) -> ctx.TokenCounter:
         if self._counter is None:
-            self._counter = default_counter()
+            self._counter = ctx.default_counter()
         return self._counter
 
+    # -- the search ------------------------------------------------------------------------
     def search(
         self,
         query: str,
@@ -61,84 +100,40 @@ class Retriever:
         as_of: datetime | None,
         context_tokens: int,
         now: datetime,
+        weights: Weights | None = None,
     ) -> RetrievalResult:
+        """Rank memories, nodes and facts for ``query`` in ``scope`` and pack a context."""
         started = time.perf_counter()
-        part = scope.partition
+        w = weights or self.weights
+        as_of = None if as_of is None else as_utc(as_of)  # a naive datetime is taken as UTC
+        now = as_utc(now)
+        plan = analyze(query, now)
         k = max(self.config.seeds_per_channel, limit)
-        qvec = self.embedder.embed_query(query)
-        dense = self.index.query(collection_name(part.key, "memory"), qvec, k)
-        lexical = self.store.search_text(scope, query, entity="memory", limit=k)
-        node_dense = self.index.query(collection_name(part.key, "node"), qvec, 10)
-        node_lex = self.store.search_text(part, query, entity="node", limit=10)
-        node_scores = rrf(
-            {
-                "dense": [i for i, s in node_dense if s >= 0.35],
-                "lexical": [i for i, _ in node_lex],
-            },
-            {"dense": 1.0, "lexical": 1.0},
-        )
-        seed_nodes = sorted(node_scores, key=lambda i: -node_scores[i])[:8]
-        edges, nodes = self._expand(part, seed_nodes, node_scores, as_of)
-        # Memories that support the best graph items are graph-channel hits.
-        graph_mem: dict[str, float] = defaultdict(float)
-        for n in nodes.values():
-            for m in n.memory_ids[-5:]:
-                graph_mem[m] += node_scores.get(n.id, 0.0)
-        for e, s in edges.values():
-            for m in e.memory_ids[-3:]:
-                graph_mem[m] += s
-        fused = rrf(
-            {
-                "dense": [i for i, _ in dense],
-                "lexical": [i for i, _ in lexical],
-                "graph": sorted(graph_mem, key=lambda i: -graph_mem[i])[:k],
-            },
-            {"dense": 1.0, "lexical": 1.0, "graph": 0.5},
-        )
-        channels: dict[str, list[str]] = defaultdict(list)
-        for name, ids in (
-            ("dense", [i for i, _ in dense]),
-            ("lexical", [i for i, _ in lexical]),
-            ("graph", list(graph_mem)),
-        ):
-            for i in ids:
-                channels[i].append(name)
-        ranked = sorted(fused, key=lambda i: -fused[i])
-        memories = self.store.get_memories(scope, ranked[: limit * 2])
-        by_id = {m.id: m for m in memories}
-        memory_hits = [
-            MemoryHit(
-                by_id[i],
-                fused[i],
-                tuple(channels[i]),
-                "found by " + " + ".join(channels[i]),
-            )
-            for i in ranked
-            if i in by_id
-        ][:limit]
-        names = {n.id: n.name for n in nodes.values()}
-        edge_hits = [
-            EdgeHit(
-                e,
-                s,
-                names.get(e.source_id, "?"),
-                names.get(e.target_id, "?"),
-                ("graph",),
-                f"{names.get(e.source_id, '?')} -{e.relation}-> {names.get(e.target_id, '?')}",
-            )
-            for e, s in sorted(edges.values(), key=lambda es: -es[1])
-        ][: limit * 2]
-        node_hits = [
-            NodeHit(n, node_scores.get(n.id, 0.0), ("graph",), "seed" if n.id in seed_nodes else "neighbour")
-            for n in sorted(nodes.values(), key=lambda n: -node_scores.get(n.id, 0.0))
-        ][:limit]
-        current = [h for h in edge_hits if h.edge.is_current(as_of)]
-        history = [h for h in edge_hits if not h.edge.is_current(as_of)]
-        context = pack(
+        # A run sees only the graph items its own memories support.
+        store: GraphReader = RunView(self.store, scope) if needs_view(scope) else self.store
+        # The word channels need no vector: they run while the query is embedded (SQLite and
+        # numpy release the GIL), which hides most of their cost.
+        pending = self._worker().submit(word_seeds, store, scope, query, phrases=plan.phrases, k=k)
+        try:
+            qvec = self.embedder.embed_query(query)
+            dense = dense_seeds(self.index, scope, qvec, k=k)
+        finally:
+            words = pending.result()
+        ask = Ask(store, scope, plan, qvec, w, limit, as_of, now)
+        graph = gather(ask, words, self.index, self.config)
+        hits = rank_memories(ask, dense, words.memories, graph, self.config)
+        view = structure_view(store, scope.partition, plan, graph.linked, as_of)
+        edge_hits = self._edge_hits(graph, view, limit)
+        node_hits = self._node_hits(graph, view, limit)
+        core = [h for h in edge_hits if graph.relevant.get(h.edge.id, True)]
+        past = [h for h in edge_hits if not graph.relevant.get(h.edge.id, True)]
+        background = sorted(hits, key=lambda h: -h.score)
+        context = ctx.pack(
             [
-                ("Facts", [fact_line(h) for h in current]),
-                ("Memories", [memory_line(h) for h in memory_hits]),
-                ("History", [fact_line(h) for h in history]),
+                (ctx.CORE, [ctx.fact_line(h) for h in core]),
+                (ctx.NEXT, list(view.lines)),
+                (ctx.BACKGROUND, [ctx.memory_line(h) for h in background]),
+                (ctx.HISTORY, [ctx.fact_line(h) for h in past]),
             ],
             context_tokens,
             self.count_tokens,
@@ -146,44 +141,54 @@ class Retriever:
         return RetrievalResult(
             query=query,
             scope=scope,
-            memories=tuple(memory_hits),
+            memories=tuple(hits),
             nodes=tuple(node_hits),
             edges=tuple(edge_hits),
             context=context,
             took_ms=(time.perf_counter() - started) * 1000,
         )
 
-    def _expand(
-        self,
-        part: Scope,
-        seeds: list[str],
-        scores: dict[str, float],
-        as_of: datetime | None,
-    ) -> tuple[dict[str, tuple[Edge, float]], dict[str, Node]]:
-        edges: dict[str, tuple[Edge, float]] = {}
-        touched = set(seeds)
-        frontier = list(seeds)
-        for hop in range(self.config.hops):
-            if not frontier:
-                break
-            found = self.store.edges_of(part, frontier)[: self.config.max_fanout * len(frontier)]
-            nxt = []
-            for e in found:
-                if e.confidence < self.config.min_confidence:
-                    continue
-                base = max(scores.get(e.source_id, 0.0), scores.get(e.target_id, 0.0))
-                s = base * e.weight * e.confidence / (hop + 1)
-                if as_of is None and not e.is_current():
-                    s *= 0.3  # history ranks below current facts unless asked for a time
-                elif as_of is not None and not e.is_current(as_of):
-                    s *= 0.3
-                if e.id not in edges or edges[e.id][1] < s:
-                    edges[e.id] = (e, s)
-                for nid in (e.source_id, e.target_id):
-                    if nid not in touched:
-                        touched.add(nid)
-                        nxt.append(nid)
-                        scores.setdefault(nid, s * 0.5)
-            frontier = nxt[: self.config.max_fanout]
-        nodes = {n.id: n for n in self.store.get_nodes(part, list(touched))}
-        return edges, nodes
+    # -- hits ------------------------------------------------------------------------------
+    def _edge_hits(self, g: GraphEvidence, view: StructureView, limit: int) -> list[EdgeHit]:
+        names = {n.id: n.name for n in g.nodes.values()}
+        names.update(view.names)
+        ranked = sorted(g.edges.values(), key=lambda e: -g.edge_scores.get(e.id, 0.0))
+        out: list[EdgeHit] = []
+        for e in ranked[: limit * 2]:
+            out.append(
+                EdgeHit(
+                    e,
+                    round(g.edge_scores.get(e.id, 0.0), 6),
+                    names.get(e.source_id, "?"),
+                    names.get(e.target_id, "?"),
+                    ("graph",),
+                    path_text(g, e.source_id, e.target_id, names=names)
+                    or f"{names.get(e.source_id, '?')} -{e.relation}-> "
+                    f"{names.get(e.target_id, '?')}",
+                )
+            )
+        seen = {h.edge.id for h in out}
+        out += [h for h in view.edges if h.edge.id not in seen]
+        return out
+
+    def _node_hits(self, g: GraphEvidence, view: StructureView, limit: int) -> list[NodeHit]:
+        linked = {ln.node.id: ln for ln in g.linked}
+        out: list[NodeHit] = []
+        for nid in sorted(g.nodes, key=lambda n: -g.mass.get(n, 0.0))[:limit]:
+            node = g.nodes[nid]
+            if nid in linked:
+                out.append(NodeHit(node, linked[nid].score, ("entity",), linked[nid].how))
+            else:
+                why = path_text(g, nid) or "near the linked nodes"
+                out.append(NodeHit(node, round(g.mass.get(nid, 0.0), 6), ("graph",), why))
+        # A node the structure answer names keeps its rank and says so too.
+        planned = {h.node.id: h for h in view.nodes}
+        out = [
+            replace(h, channels=(*h.channels, "structure"), why=f"{h.why}; {planned[h.id].why}")
+            if h.id in planned
+            else h
+            for h in out
+        ]
+        seen = {h.node.id for h in out}
+        out += [h for h in view.nodes if h.node.id not in seen]
+        return out

@@ -206,11 +206,6 @@ def test_explore_in_a_run_shows_only_what_the_run_supports() -> None:
         }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="retrieve/hybrid.py returns graph items of the whole user partition for a run-scoped"
-    " search; Scope promises only the run's (owner of the retriever to fix)",
-)
 def test_search_in_a_run_shows_only_graph_items_the_run_supports() -> None:
     with open_memory(None) as mem:
         mem.add("Alice met Bob", user_id="u", run_id="r1")

@@ -1,0 +1,196 @@
+"""Graph evidence for one search: linked nodes, the bounded neighbourhood, and provenance.
+
+From the nodes a query names (entity linking), a bounded BFS and a local-push personalized
+PageRank weigh the nodes and facts around them; hubs (a speaker, "the user") count less; the
+memories behind the weighted nodes and facts get graph evidence; memories whose facts no
+longer hold at the time the query asks about are marked superseded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sage_memory.config import RetrieveConfig
+from sage_memory.index.base import VectorIndex
+from sage_memory.retrieve.expand import EdgeFilter, Expansion, Neighbourhood, bfs, local_ppr
+from sage_memory.retrieve.fusion import Weights
+from sage_memory.retrieve.query import QueryPlan
+from sage_memory.retrieve.reader import GraphReader
+from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
+from sage_memory.store.base import Vector
+from sage_memory.types import Edge, Node, Scope
+
+#: A fact that no longer holds demotes its memories only when it is this relevant to the query
+#: (a specific node the query names, not a hub): noisy expirations elsewhere must not.
+SUPERSEDED_MIN = 0.25
+#: Nodes read (for names and provenance) besides the linked ones.
+GRAPH_NODES = 40
+#: A node supported by more memories than this is a hub: its weight is shared among them.
+HUB_MEMORIES = 25
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One search's inputs, passed along its steps."""
+
+    store: GraphReader
+    scope: Scope
+    plan: QueryPlan
+    qvec: Vector
+    weights: Weights
+    limit: int
+    as_of: datetime | None
+    now: datetime
+
+
+@dataclass(slots=True)
+class GraphEvidence:
+    """What the graph contributed to one search."""
+
+    linked: list[LinkedNode] = field(default_factory=list)
+    expansion: Expansion = field(default_factory=Expansion)
+    mass: dict[str, float] = field(default_factory=dict)  # node id -> relevance in [0, 1]
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: dict[str, Edge] = field(default_factory=dict)
+    edge_scores: dict[str, float] = field(default_factory=dict)
+    relevant: dict[str, bool] = field(default_factory=dict)  # edge id -> holds at query time
+    memory_score: dict[str, float] = field(default_factory=dict)
+    # memory id -> the node or fact that found it (rendered only for the hits returned)
+    memory_why: dict[str, Node | Edge] = field(default_factory=dict)
+    entity: dict[str, float] = field(default_factory=dict)
+    superseded: set[str] = field(default_factory=set)
+
+
+def gather(ask: Ask, words: WordSeeds, index: VectorIndex, config: RetrieveConfig) -> GraphEvidence:
+    """Link the query's names to nodes, expand around them, and weigh nodes, facts and the
+    memories behind them (provenance)."""
+    store, scope, plan, as_of, now = ask.store, ask.scope, ask.plan, ask.as_of, ask.now
+    part = scope.partition
+    g = GraphEvidence()
+    g.linked = link_entities(
+        store, index, scope, plan.text, phrases=plan.phrases, qvec=ask.qvec, words=words
+    )
+    if not g.linked:
+        return g
+    hood = Neighbourhood(
+        store,
+        part,
+        EdgeFilter(min_confidence=config.min_confidence, at=as_of),
+        max_fanout=config.max_fanout,
+    )
+    # A hub (a speaker, "the user") is named by many queries and supports many memories;
+    # it starts less of the walk and lends its memories less weight.
+    seeds = {ln.node.id: ln.score * specificity(ln.node) for ln in g.linked}
+    hood.add_nodes(ln.node for ln in g.linked)
+    g.expansion = bfs(hood, list(seeds), max_hops=config.hops)
+    # PageRank within the ball BFS read: no further reads.
+    mass = local_ppr(hood, seeds, max_nodes=hood.touched)
+    top = max(mass.values(), default=0.0) or 1.0
+    g.edges = dict(hood.edges)
+    for e in g.edges.values():
+        g.relevant[e.id] = _holds(e, plan, as_of, now)
+    wanted = set(sorted(mass, key=lambda n: -mass[n])[:GRAPH_NODES]) | set(seeds)
+    for e in g.edges.values():
+        if len(wanted) >= 2 * GRAPH_NODES:
+            break
+        if e.source_id in wanted or e.target_id in wanted:
+            wanted.update((e.source_id, e.target_id))
+    missing = [n for n in wanted if n not in hood.nodes]
+    if missing:
+        hood.add_nodes(store.get_nodes(part, missing))
+    g.nodes = {n: hood.nodes[n] for n in wanted if n in hood.nodes}
+    best_link = max(ln.score for ln in g.linked)
+    # Relevance of a node: its share of the walk, scaled to the best link and discounted
+    # for hubs; a linked node is at least as relevant as its (discounted) link.
+    for nid, node in g.nodes.items():
+        r = mass.get(nid, 0.0) / top * best_link * specificity(node)
+        g.mass[nid] = max(r, seeds.get(nid, 0.0))
+    g.edge_scores = {e.id: _edge_score(e, g.mass, g.relevant[e.id]) for e in g.edges.values()}
+    _provenance(g)
+    return g
+
+
+def _provenance(g: GraphEvidence) -> None:
+    """Provenance: the memories behind the nodes and facts the graph reached."""
+    for ln in g.linked:
+        share = ln.score * specificity(ln.node)
+        for mid in ln.node.memory_ids:
+            g.entity[mid] = max(g.entity.get(mid, 0.0), share)
+    for node in g.nodes.values():
+        r = g.mass.get(node.id, 0.0)
+        if r <= 0:
+            continue
+        for mid in node.memory_ids:
+            if r > g.memory_score.get(mid, 0.0):
+                g.memory_score[mid] = r
+                g.memory_why[mid] = node
+    holds: set[str] = set()
+    held: set[str] = set()
+    for e in g.edges.values():
+        s = g.edge_scores.get(e.id, 0.0)
+        if g.relevant[e.id]:
+            holds.update(e.memory_ids)
+        elif s >= SUPERSEDED_MIN:
+            held.update(e.memory_ids)
+        for mid in e.memory_ids:
+            if s > g.memory_score.get(mid, 0.0):
+                g.memory_score[mid] = s
+                g.memory_why[mid] = e
+    # Memories whose every fact no longer holds (or did not hold at the asked time).
+    g.superseded = held - holds
+
+
+def specificity(node: Node) -> float:
+    """1 for a node a few memories support; less for a hub, in proportion."""
+    return min(1.0, HUB_MEMORIES / max(1, len(node.memory_ids)))
+
+
+def _holds(e: Edge, plan: QueryPlan, as_of: datetime | None, now: datetime) -> bool:
+    """Whether a fact belongs to the time the query asks about: ``as_of``, the window the query
+    names, any time for a past-tense question without one, else now."""
+    if as_of is not None:
+        return e.is_current(as_of)
+    if plan.window is not None and plan.window.start <= now:
+        return plan.window.overlaps(e.valid_from, e.valid_to)
+    if plan.past:
+        return True
+    return e.is_current()
+
+
+def _edge_score(e: Edge, mass: Mapping[str, float], relevant: bool) -> float:
+    a, b = mass.get(e.source_id, 0.0), mass.get(e.target_id, 0.0)
+    base = 0.6 * max(a, b) + 0.4 * min(a, b)
+    score = base * max(e.confidence, 0.0) * min(1.0, 0.5 + 0.5 * e.weight)
+    return score if relevant else score * 0.5
+
+
+def graph_reason(g: GraphEvidence, found_by: Node | Edge) -> str:
+    """How the graph reached a memory: the path to its node, or the fact it supports."""
+    if isinstance(found_by, Node):
+        return path_text(g, found_by.id) or f"mentions {found_by.name}"
+    e = found_by
+    src, dst = g.nodes.get(e.source_id), g.nodes.get(e.target_id)
+    text = f"{src.name if src else '?'} -{e.relation}-> {dst.name if dst else '?'}"
+    return text if e.is_current() else f"{text} (expired)"
+
+
+def path_text(g: GraphEvidence, *node_ids: str, names: Mapping[str, str] | None = None) -> str:
+    """'a -REL-> b <-REL- c' for the BFS path to the farthest of ``node_ids`` (arrows show
+    each fact's own direction)."""
+    names = names or {n.id: n.name for n in g.nodes.values()}
+    best: list[tuple[str, Edge]] = []
+    for nid in node_ids:
+        steps = g.expansion.steps(nid)
+        if len(steps) > len(best):
+            best = steps
+    if not best:
+        return ""
+    parts = [names.get(best[0][0], "?")]
+    for came_from, e in best:
+        if e.source_id == came_from:
+            parts.append(f"-{e.relation}-> {names.get(e.target_id, '?')}")
+        else:
+            parts.append(f"<-{e.relation}- {names.get(e.source_id, '?')}")
+    return " ".join(parts)

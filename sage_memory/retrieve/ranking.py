@@ -1,0 +1,238 @@
+"""Ranking memories: candidates from every channel, neighbouring turns, features, fusion, MMR.
+
+Candidates are the dense and lexical seeds plus the memories only the graph found (when what
+found them is specific enough). The turns just before and after the best candidates join, so a
+reply can borrow the score of the question it answers. Features are computed as one array per
+feature and fused by the preset (:mod:`sage_memory.retrieve.fusion`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from sage_memory.config import RetrieveConfig
+from sage_memory.retrieve.features import author_match, freshness, time_match
+from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, smooth
+from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
+from sage_memory.store.base import Vector
+from sage_memory.types import Memory, MemoryHit
+
+#: Candidates whose neighbouring turns are looked up.
+NEIGHBOUR_CANDIDATES = 30
+#: Turns further apart than this (seconds) are not one conversation for neighbour scoring.
+MAX_TURN_GAP_S = 6 * 3600
+#: Graph evidence a memory needs to join the candidates when no other channel found it.
+GRAPH_MIN = 0.2
+
+
+def rank_memories(
+    ask: Ask,
+    dense: list[tuple[str, float]],
+    lexical: list[tuple[str, float]],
+    g: GraphEvidence,
+    config: RetrieveConfig,
+) -> list[MemoryHit]:
+    """Candidates from every channel, the turns around the best, features, fusion, MMR."""
+    scope, w, limit, as_of = ask.scope, ask.weights, ask.limit, ask.as_of
+    lex_top = max((s for _, s in lexical), default=0.0) or 1.0
+    lex = {i: s / lex_top for i, s in lexical}
+    cos = dict(dense)
+    graph_feat = g.memory_score
+    pool = list(dict.fromkeys([*cos, *lex]))
+    # Memories only the graph found join when what found them is specific enough.
+    evidence = {i: f + g.entity.get(i, 0.0) for i, f in graph_feat.items()}
+    extra = sorted(
+        (i for i, v in evidence.items() if v >= GRAPH_MIN and i not in cos and i not in lex),
+        key=lambda i: -evidence[i],
+    )
+    pool += extra[: config.seeds_per_channel]
+    if not pool:
+        return []
+    first = sorted(
+        pool,
+        key=lambda i: (
+            -(
+                w.dense * cos.get(i, 0.0)
+                + w.lexical * lex.get(i, 0.0)
+                + w.graph * graph_feat.get(i, 0.0)
+            )
+        ),
+    )
+    adjacent: dict[str, tuple[str | None, str | None]] = {}
+    if w.neighbour > 0:
+        adjacent = ask.store.adjacent_memories(scope, first[:NEIGHBOUR_CANDIDATES])
+    around = [n for pair in adjacent.values() for n in pair if n is not None]
+    ids = list(dict.fromkeys([*pool, *around]))
+    memories = {
+        m.id: m
+        for m in ask.store.get_memories(scope, ids)
+        if not m.archived and (as_of is None or m.timestamp <= as_of)
+    }
+    adjacent = _same_conversation(adjacent, memories)
+    vectors = ask.store.get_vectors(list(memories))
+    mids = [i for i in ids if i in memories]
+    if not mids:
+        return []
+    cols = _columns(mids, memories, vectors, cos, lex, g, ask)
+    sym = _symmetric(adjacent)
+    own = own_scores(cols, w)
+    at = {m: r for r, m in enumerate(mids)}
+    prev = np.array([at.get(sym.get(m, (None, None))[0] or "", -1) for m in mids])
+    nxt = np.array([at.get(sym.get(m, (None, None))[1] or "", -1) for m in mids])
+    smoothed = smooth(own, prev, nxt, w.neighbour)
+    # The time window counts after smoothing: a turn is not "in June" for its neighbour.
+    final = smoothed + w.time * cols["time"]
+    scores = {m: float(v) for m, v in zip(mids, final, strict=True)}
+    ranked = sorted(scores, key=lambda i: (-scores[i], i))
+    lam = min(config.mmr_lambda, w.mmr_lambda)
+    chosen = mmr(ranked[: limit * 3], scores, vectors, lam, limit)
+    in_dense = {i: r for r, (i, _) in enumerate(dense)}
+    own_of = {m: float(v) for m, v in zip(mids, own, strict=True)}
+    hits = []
+    for i in chosen:
+        r = at[i]
+        f = Features.row(cols, r)
+        lifted = _lift(own_of[i], float(smoothed[r]))
+        hits.append(
+            MemoryHit(
+                memories[i],
+                round(scores[i], 6),
+                _channels(i, in_dense=in_dense, lex=lex, g=g, f=f, lifted=lifted),
+                _why(
+                    i,
+                    in_dense=in_dense,
+                    lex=lex,
+                    g=g,
+                    f=f,
+                    neighbour=_best_neighbour(i, sym, own_of) if lifted else None,
+                ),
+            )
+        )
+    return hits
+
+
+def _same_conversation(
+    adjacent: Mapping[str, tuple[str | None, str | None]], memories: Mapping[str, Memory]
+) -> dict[str, tuple[str | None, str | None]]:
+    """Keep a neighbour only when it is close in time: a turn of the same conversation, not the
+    first turn of the next session days later."""
+
+    def near(a: str, b: str | None) -> str | None:
+        if b is None or b not in memories or a not in memories:
+            return None
+        gap = abs((memories[a].timestamp - memories[b].timestamp).total_seconds())
+        return b if gap <= MAX_TURN_GAP_S else None
+
+    return {m: (near(m, p), near(m, n)) for m, (p, n) in adjacent.items()}
+
+
+def _symmetric(
+    adjacent: Mapping[str, tuple[str | None, str | None]],
+) -> dict[str, tuple[str | None, str | None]]:
+    """Adjacency for the looked-up memories and, reversed, for their neighbours."""
+    out: dict[str, tuple[str | None, str | None]] = dict(adjacent)
+    for mid, (prev, nxt) in adjacent.items():
+        if prev is not None and prev not in adjacent:
+            p = out.get(prev, (None, None))
+            out[prev] = (p[0], mid)
+        if nxt is not None and nxt not in adjacent:
+            n = out.get(nxt, (None, None))
+            out[nxt] = (mid, n[1])
+    return out
+
+
+def _columns(
+    mids: Sequence[str],
+    memories: Mapping[str, Memory],
+    vectors: Mapping[str, Vector],
+    cos: Mapping[str, float],
+    lex: Mapping[str, float],
+    g: GraphEvidence,
+    ask: Ask,
+) -> Columns:
+    """The features of the candidate memories, one array per feature (rows follow ``mids``)."""
+    n = len(mids)
+    dense = np.array([cos.get(m, 0.0) for m in mids], dtype=np.float64)
+    have = [r for r, m in enumerate(mids) if m in vectors and m not in cos]
+    if have:
+        mat = np.stack([vectors[mids[r]] for r in have])
+        dense[have] = mat @ np.asarray(ask.qvec, dtype=np.float32)
+    w = ask.weights
+    return {
+        "dense": np.maximum(dense, 0.0),
+        "lexical": np.array([lex.get(m, 0.0) for m in mids]),
+        "graph": np.array([g.memory_score.get(m, 0.0) for m in mids]),
+        "entity": np.array([g.entity.get(m, 0.0) for m in mids]),
+        "author": np.array([author_match(memories[m], ask.plan) for m in mids]),
+        "time": np.array([time_match(memories[m], ask.plan) for m in mids]),
+        "recency": (
+            np.array([freshness(memories[m], ask.now) for m in mids]) if w.recency else np.zeros(n)
+        ),
+        "salience": np.array([memories[m].salience for m in mids]),
+        "expired": np.array([m in g.superseded for m in mids]),
+    }
+
+
+def _best_neighbour(
+    mid: str, adjacent: Mapping[str, tuple[str | None, str | None]], own: Mapping[str, float]
+) -> tuple[str, str] | None:
+    prev, nxt = adjacent.get(mid, (None, None))
+    near = [n for n in (prev, nxt) if n is not None]
+    if not near:
+        return None
+    best = max(near, key=lambda n: own.get(n, 0.0))
+    return ("reply to" if best == prev else "turn before"), best
+
+
+def _lift(own: float, smoothed: float) -> bool:
+    """Whether an adjacent turn's score lifted this one by more than half its own."""
+    return smoothed - own > 0.5 * max(own, 0.0)
+
+
+def _channels(
+    mid: str,
+    *,
+    in_dense: Mapping[str, int],
+    lex: Mapping[str, float],
+    g: GraphEvidence,
+    f: Features,
+    lifted: bool,
+) -> tuple[str, ...]:
+    flags = (
+        ("dense", mid in in_dense),
+        ("lexical", mid in lex),
+        ("entity", f.entity > 0),
+        ("graph", mid in g.memory_score),
+        ("neighbour", lifted),
+        ("time", f.time > 0),
+    )
+    return tuple(name for name, on in flags if on) or ("dense",)
+
+
+def _why(
+    mid: str,
+    *,
+    in_dense: Mapping[str, int],
+    lex: Mapping[str, float],
+    g: GraphEvidence,
+    f: Features,
+    neighbour: tuple[str, str] | None,
+) -> str:
+    bits: list[str] = []
+    if mid in in_dense:
+        bits.append(f"dense #{in_dense[mid] + 1} (cos {f.dense:.2f})")
+    if mid in lex:
+        bits.append(f"lexical (bm25 {lex[mid]:.2f} of best)")
+    if mid in g.memory_why:
+        bits.append(f"graph: {graph_reason(g, g.memory_why[mid])}")
+    if f.author:
+        bits.append("said by a person the query names")
+    if f.time:
+        bits.append("in the time the query names")
+    if neighbour is not None:
+        bits.append(f"{neighbour[0]} mem {neighbour[1][:8]}")
+    if f.expired:
+        bits.append("its facts no longer hold")
+    return "; ".join(bits) or "weak match"

@@ -1,0 +1,370 @@
+"""Structure queries over the graph: order, requirements, what's next, paths, diagnosis chains.
+
+Order relations: ``a PRECEDES b`` puts a before b; ``a BLOCKED_BY b`` and ``a DEPENDS_ON b``
+put b before a. Requirements of a node are the targets of its REQUIRES, DEPENDS_ON, BLOCKED_BY
+and USES edges. A task's status is its ``status`` attribute or its current HAS_STATUS edge.
+Only facts that hold at ``at`` (default: now) count. Every walk is bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sage_memory.retrieve.reader import GraphReader
+from sage_memory.types import Edge, EdgeHit, Node, NodeHit, Scope, as_utc
+
+FORWARD = frozenset({"PRECEDES"})
+BACKWARD = frozenset({"BLOCKED_BY", "DEPENDS_ON"})
+ORDER = FORWARD | BACKWARD
+REQUIREMENT = ("REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "USES")
+CONTAINS = ("CONTAINS_TASK",)
+CAUSE = frozenset({"CAUSED_BY", "CAUSES"})
+FIX = frozenset({"SOLVED_BY"})
+PRECONDITION = frozenset({"DEPENDS_ON", "REQUIRES", "BLOCKED_BY"})
+DONE = frozenset(
+    {"done", "completed", "complete", "finished", "closed", "resolved", "fixed", "shipped"}
+)
+MAX_DEPTH = 10
+#: Causes and fixes whose other phrasings are looked up for preconditions.
+MAX_CHAIN = 6
+Direction = Literal["out", "in", "both"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """A node found by a structure query, the edge that relates it and how far it is."""
+
+    node: Node
+    edge: Edge | None
+    hops: int
+    status: str | None = None
+
+    def hit(self, why: str) -> NodeHit:
+        return NodeHit(self.node, 1.0 / max(1, self.hops), ("structure",), why)
+
+
+def _current(edges: Sequence[Edge], at: datetime | None) -> list[Edge]:
+    when = None if at is None else as_utc(at)  # a naive datetime is taken as UTC
+    return [e for e in edges if e.is_current(when)]
+
+
+def reader(store: GraphReader, scope: Scope) -> GraphReader:
+    """``store`` as ``scope`` may see it: a run sees only what its own memories support."""
+    from sage_memory.retrieve.runview import RunView, needs_view
+
+    return RunView(store, scope) if needs_view(scope) else store
+
+
+def status(store: GraphReader, scope: Scope, node: Node, at: datetime | None = None) -> str | None:
+    """A node's status: its ``status`` attribute, else the target of a current HAS_STATUS."""
+    edges = _current(
+        store.edges_of(scope, [node.id], direction="out", relations=["HAS_STATUS"]), at
+    )
+    if edges:
+        latest = max(edges, key=lambda e: (e.valid_from or e.created_at, e.created_at))
+        target = store.get_nodes(scope, [latest.target_id])
+        if target:
+            return target[0].name
+    value = node.attributes.get("status")
+    return str(value) if value is not None else None
+
+
+def is_done(value: str | None) -> bool:
+    return value is not None and value.strip().casefold() in DONE
+
+
+def _order_edges(
+    store: GraphReader, scope: Scope, ids: Sequence[str], at: datetime | None
+) -> list[Edge]:
+    return _current(store.edges_of(scope, ids, relations=sorted(ORDER)), at)
+
+
+def _before_of(e: Edge) -> tuple[str, str]:
+    """(earlier node, later node) of an order edge."""
+    return (e.source_id, e.target_id) if e.relation in FORWARD else (e.target_id, e.source_id)
+
+
+def _walk_order(
+    store: GraphReader,
+    scope: Scope,
+    start: str,
+    *,
+    backwards: bool,
+    transitive: bool,
+    at: datetime | None,
+) -> list[tuple[str, Edge, int]]:
+    """Nodes before (or after) ``start`` with the edge that reached them and their depth."""
+    seen: dict[str, tuple[Edge, int]] = {}
+    frontier = [start]
+    for depth in range(1, (MAX_DEPTH if transitive else 1) + 1):
+        if not frontier:
+            break
+        nxt: list[str] = []
+        for e in _order_edges(store, scope, frontier, at):
+            early, late = _before_of(e)
+            here, other = (late, early) if backwards else (early, late)
+            if here in frontier and other != start and other not in seen:
+                seen[other] = (e, depth)
+                nxt.append(other)
+        frontier = nxt
+    return [(nid, e, d) for nid, (e, d) in seen.items()]
+
+
+def _steps(
+    store: GraphReader,
+    scope: Scope,
+    found: Sequence[tuple[str, Edge | None, int]],
+    at: datetime | None,
+) -> list[Step]:
+    nodes = {n.id: n for n in store.get_nodes(scope, [nid for nid, _, _ in found])}
+    return [
+        Step(nodes[nid], e, d, status(store, scope, nodes[nid], at))
+        for nid, e, d in found
+        if nid in nodes
+    ]
+
+
+def predecessors(
+    store: GraphReader,
+    scope: Scope,
+    node_id: str,
+    *,
+    transitive: bool = False,
+    at: datetime | None = None,
+) -> list[Step]:
+    """What comes before ``node_id``, nearest first (transitively: up to 10 steps back)."""
+    found = _walk_order(store, scope, node_id, backwards=True, transitive=transitive, at=at)
+    return sorted(_steps(store, scope, found, at), key=lambda s: (s.hops, s.node.name))
+
+
+def successors(
+    store: GraphReader,
+    scope: Scope,
+    node_id: str,
+    *,
+    transitive: bool = False,
+    at: datetime | None = None,
+) -> list[Step]:
+    """What comes after ``node_id``, nearest first."""
+    found = _walk_order(store, scope, node_id, backwards=False, transitive=transitive, at=at)
+    return sorted(_steps(store, scope, found, at), key=lambda s: (s.hops, s.node.name))
+
+
+def requirements(
+    store: GraphReader, scope: Scope, node_id: str, *, at: datetime | None = None
+) -> list[Step]:
+    """What ``node_id`` needs: targets of its REQUIRES / DEPENDS_ON / BLOCKED_BY / USES."""
+    edges = _current(store.edges_of(scope, [node_id], direction="out", relations=REQUIREMENT), at)
+    order = {r: i for i, r in enumerate(REQUIREMENT)}
+    edges.sort(key=lambda e: (order[e.relation], -e.weight))
+    return _steps(store, scope, [(e.target_id, e, 1) for e in edges], at)
+
+
+def neighbors(
+    store: GraphReader,
+    scope: Scope,
+    node_id: str,
+    *,
+    relations: Sequence[str] | None = None,
+    direction: Direction = "both",
+    at: datetime | None = None,
+) -> list[Step]:
+    """Nodes one edge away, through ``relations`` (all when None), current facts only."""
+    edges = _current(store.edges_of(scope, [node_id], direction=direction, relations=relations), at)
+    edges.sort(key=lambda e: (-e.weight * e.confidence, e.relation))
+    found: list[tuple[str, Edge | None, int]] = []
+    seen: set[str] = set()
+    for e in edges:
+        other = e.target_id if e.source_id == node_id else e.source_id
+        if other not in seen:
+            seen.add(other)
+            found.append((other, e, 1))
+    return _steps(store, scope, found, at)
+
+
+def tasks_of(store: GraphReader, scope: Scope, project_id: str, at: datetime | None) -> list[str]:
+    edges = store.edges_of(scope, [project_id], direction="out", relations=CONTAINS)
+    return [e.target_id for e in _current(edges, at)]
+
+
+def next_steps(
+    store: GraphReader, scope: Scope, node_id: str, *, at: datetime | None = None
+) -> list[Step]:
+    """The remaining plan around a task or a project, what to do first at the front.
+
+    For a project: its unfinished tasks, those whose predecessors are all done first, then in
+    order. For a task: its unfinished predecessors (earliest first), the task itself when
+    unfinished, then the unfinished tasks right after it.
+    """
+    tasks = tasks_of(store, scope, node_id, at)
+    if tasks:
+        depth = {
+            t: len(_walk_order(store, scope, t, backwards=True, transitive=True, at=at))
+            for t in tasks
+        }
+        steps = _steps(store, scope, [(t, None, 1) for t in tasks], at)
+        todo = [s for s in steps if not is_done(s.status)]
+        ready = {s.node.id for s in todo if _ready(store, scope, s.node.id, at)}
+        todo.sort(key=lambda s: (s.node.id not in ready, depth[s.node.id], s.node.name))
+        return todo
+    before = predecessors(store, scope, node_id, transitive=True, at=at)
+    plan = sorted((s for s in before if not is_done(s.status)), key=lambda s: -s.hops)
+    itself = _steps(store, scope, [(node_id, None, 0)], at)
+    plan += [s for s in itself if not is_done(s.status)]
+    plan += [s for s in successors(store, scope, node_id, at=at) if not is_done(s.status)]
+    return plan
+
+
+def _ready(store: GraphReader, scope: Scope, node_id: str, at: datetime | None) -> bool:
+    return all(is_done(s.status) for s in predecessors(store, scope, node_id, at=at))
+
+
+def path(
+    store: GraphReader,
+    scope: Scope,
+    source_id: str,
+    target_id: str,
+    *,
+    max_hops: int = 4,
+    relations: Sequence[str] | None = None,
+    at: datetime | None = None,
+    max_nodes: int = 2000,
+) -> list[Edge]:
+    """A shortest path between two nodes over current edges in either direction ([] if none
+    within ``max_hops``). Bidirectional BFS, so the work is the two small balls around the
+    ends, not the graph."""
+    if source_id == target_id:
+        return []
+    parents: tuple[dict[str, tuple[str, Edge] | None], dict[str, tuple[str, Edge] | None]] = (
+        {source_id: None},
+        {target_id: None},
+    )
+    frontiers: tuple[list[str], list[str]] = ([source_id], [target_id])
+    for _ in range(max_hops):
+        side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
+        if not frontiers[side] or sum(len(p) for p in parents) > max_nodes:
+            break
+        mine, theirs = parents[side], parents[1 - side]
+        current = set(frontiers[side])
+        nxt: list[str] = []
+        for e in _current(store.edges_of(scope, frontiers[side], relations=relations), at):
+            for here, other in ((e.source_id, e.target_id), (e.target_id, e.source_id)):
+                if here in current and other not in mine:
+                    mine[other] = (here, e)
+                    nxt.append(other)
+                    if other in theirs:
+                        return _join(parents, other)
+        frontiers = (nxt, frontiers[1]) if side == 0 else (frontiers[0], nxt)
+    return []
+
+
+def _join(
+    parents: tuple[dict[str, tuple[str, Edge] | None], dict[str, tuple[str, Edge] | None]],
+    meet: str,
+) -> list[Edge]:
+    left: list[Edge] = []
+    at = parents[0].get(meet)
+    while at is not None:
+        left.append(at[1])
+        at = parents[0].get(at[0])
+    right: list[Edge] = []
+    at = parents[1].get(meet)
+    while at is not None:
+        right.append(at[1])
+        at = parents[1].get(at[0])
+    return left[::-1] + right
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnosis:
+    """What explains a problem and what to do about it, in the order to act on it."""
+
+    causes: tuple[Step, ...] = ()
+    fixes: tuple[Step, ...] = ()
+    preconditions: tuple[Step, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.causes or self.fixes)
+
+
+def diagnose(
+    store: GraphReader, scope: Scope, node_id: str, *, at: datetime | None = None
+) -> Diagnosis:
+    """Causes of a problem (CAUSED_BY out, CAUSES in), fixes (SOLVED_BY of the problem and of
+    its causes) and the preconditions of those fixes and causes (DEPENDS_ON / REQUIRES)."""
+    edges = _current(store.edges_of(scope, [node_id], relations=sorted(CAUSE | FIX)), at)
+    cause_ids: list[tuple[str, Edge | None, int]] = []
+    fix_ids: list[tuple[str, Edge | None, int]] = []
+    for e in edges:
+        if e.relation == "CAUSED_BY" and e.source_id == node_id:
+            cause_ids.append((e.target_id, e, 1))
+        elif e.relation == "CAUSES" and e.target_id == node_id:
+            cause_ids.append((e.source_id, e, 1))
+        elif e.relation == "SOLVED_BY" and e.source_id == node_id:
+            fix_ids.append((e.target_id, e, 1))
+    if cause_ids:
+        for e in _current(
+            store.edges_of(
+                scope, [c for c, _, _ in cause_ids], direction="out", relations=["SOLVED_BY"]
+            ),
+            at,
+        ):
+            fix_ids.append((e.target_id, e, 2))
+    fix_ids = list({nid: (nid, e, d) for nid, e, d in reversed(fix_ids)}.values())[::-1]
+    ends = [n for n, _, _ in cause_ids + fix_ids]
+    steps = _steps(store, scope, cause_ids + fix_ids, at)
+    # A precondition is often stated of another phrasing of a fix or a cause ("running
+    # migrations" for "python manage.py migrate"): nodes sharing a (stemmed) word with one
+    # of them count too, found by the store's node text search; a few lookups at most.
+    near = set(ends)
+    for step in steps[:MAX_CHAIN]:
+        near.update(i for i, _ in store.search_text(scope, step.node.name, entity="node", limit=5))
+    near.discard(node_id)
+    pre: list[tuple[str, Edge | None, int]] = []
+    if near:
+        for e in _current(
+            store.edges_of(scope, sorted(near), direction="out", relations=sorted(PRECONDITION)),
+            at,
+        ):
+            if e.target_id not in ends and e.target_id != node_id:
+                pre.append((e.target_id, e, 2))
+    by_id = {s.node.id: s for s in steps}
+    return Diagnosis(
+        tuple(by_id[n] for n, _, _ in cause_ids if n in by_id),
+        tuple(s for s in steps if s.node.id in {n for n, _, _ in fix_ids}),
+        tuple(_steps(store, scope, list({p[0]: p for p in pre}.values()), at)),
+    )
+
+
+def edge_hits(store: GraphReader, scope: Scope, edges: Sequence[Edge]) -> list[EdgeHit]:
+    """Edges with their end names, for a path or a listing."""
+    ids = [i for e in edges for i in (e.source_id, e.target_id)]
+    names = {n.id: n.name for n in store.get_nodes(scope, ids)}
+    out = []
+    for e in edges:
+        src, dst = names.get(e.source_id, "?"), names.get(e.target_id, "?")
+        out.append(EdgeHit(e, 1.0, src, dst, ("structure",), f"{src} -{e.relation}-> {dst}"))
+    return out
+
+
+def node_hits(store: GraphReader, scope: Scope, steps: Sequence[Step]) -> list[NodeHit]:
+    """Steps as NodeHits whose ``why`` names the fact that relates them, and their status."""
+    ends = {i for s in steps if s.edge is not None for i in (s.edge.source_id, s.edge.target_id)}
+    names = {n.id: n.name for n in store.get_nodes(scope, sorted(ends))}
+    out = []
+    for s in steps:
+        bits = []
+        if s.edge is not None:
+            e = s.edge
+            bits.append(
+                f"{names.get(e.source_id, '?')} -{e.relation}-> {names.get(e.target_id, '?')}"
+            )
+        if s.status:
+            bits.append(f"status: {s.status}")
+        if s.hops > 1:
+            bits.append(f"{s.hops} steps away")
+        out.append(s.hit("; ".join(bits) or s.node.name))
+    return out
