@@ -41,11 +41,11 @@ from sage_memory.types import (
 )
 
 if TYPE_CHECKING:
-    from sage_memory.engine.core import SageMemory
+    from sage_memory.engine.base import EngineBase
 
 
 def add_graph(
-    mem: SageMemory,
+    mem: EngineBase,
     text: str,
     nodes: Sequence[NodeSpec],
     edges: Sequence[EdgeSpec],
@@ -119,7 +119,7 @@ def _check_specs(nodes: Sequence[NodeSpec], edges: Sequence[EdgeSpec]) -> None:
 class _Edit:
     """What planning one ``add_graph`` call needs at hand."""
 
-    mem: SageMemory
+    mem: EngineBase
     uow: UnitOfWork
     memory: Memory
     now: datetime
@@ -218,7 +218,7 @@ class _Edit:
         return edge
 
 
-def delete_node(mem: SageMemory, node: Node) -> list[Change]:
+def delete_node(mem: EngineBase, node: Node) -> list[Change]:
     """Remove a node and every edge that touches it, as one undoable batch.
 
     The memories that mention the node stay: this edits the graph, it does not forget text
@@ -235,7 +235,7 @@ def delete_node(mem: SageMemory, node: Node) -> list[Change]:
     return changes
 
 
-def delete_edge(mem: SageMemory, edge: Edge) -> list[Change]:
+def delete_edge(mem: EngineBase, edge: Edge) -> list[Change]:
     """Remove one edge, as one undoable batch (its nodes and memories stay)."""
     with mem._lock:
         mem._check_open()
@@ -245,7 +245,7 @@ def delete_edge(mem: SageMemory, edge: Edge) -> list[Change]:
     return changes
 
 
-def whole_graph(mem: SageMemory, scope: Scope, *, include_expired: bool = False) -> Subgraph:
+def whole_graph(mem: EngineBase, scope: Scope, *, include_expired: bool = False) -> Subgraph:
     """Every node and edge of a partition (expired edges only when asked)."""
     part = scope.partition
     nodes = mem.store.list_nodes(part)

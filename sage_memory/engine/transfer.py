@@ -20,14 +20,14 @@ from sage_memory.errors import StorageError, ValidationError
 from sage_memory.types import Memory, Node, Scope
 
 if TYPE_CHECKING:
-    from sage_memory.engine.core import SageMemory
+    from sage_memory.engine.base import EngineBase
 
 FORMAT = "sage_memory.export"
 VERSION = 1
 _PAGE = 2000
 
 
-def _records(mem: SageMemory, scopes: Sequence[Scope]) -> Iterator[tuple[str, Any]]:
+def _records(mem: EngineBase, scopes: Sequence[Scope]) -> Iterator[tuple[str, Any]]:
     for scope in scopes:
         offset = 0
         while page := mem.store.list_memories(
@@ -45,7 +45,7 @@ def _records(mem: SageMemory, scopes: Sequence[Scope]) -> Iterator[tuple[str, An
             offset += len(edges)
 
 
-def export_jsonl(mem: SageMemory, path: Path, scopes: Sequence[Scope]) -> int:
+def export_jsonl(mem: EngineBase, path: Path, scopes: Sequence[Scope]) -> int:
     count = 0
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
@@ -58,7 +58,7 @@ def export_jsonl(mem: SageMemory, path: Path, scopes: Sequence[Scope]) -> int:
     return count
 
 
-def import_jsonl(mem: SageMemory, path: Path) -> int:
+def import_jsonl(mem: EngineBase, path: Path) -> int:
     if not path.is_file():
         raise StorageError(f"{path} does not exist or is not a file")
     count = 0
@@ -88,7 +88,7 @@ def import_jsonl(mem: SageMemory, path: Path) -> int:
     return count
 
 
-def _write(mem: SageMemory, records: Sequence[Any]) -> int:
+def _write(mem: EngineBase, records: Sequence[Any]) -> int:
     if not records:
         return 0
     texts = {
@@ -110,7 +110,7 @@ def _write(mem: SageMemory, records: Sequence[Any]) -> int:
     return len(records)
 
 
-def export_graphml(mem: SageMemory, path: Path, scopes: Sequence[Scope]) -> int:
+def export_graphml(mem: EngineBase, path: Path, scopes: Sequence[Scope]) -> int:
     import networkx as nx
 
     graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()

@@ -201,7 +201,7 @@ class InMemoryGraphStore:
                 for m in self._memories(scope)
                 if (include_archived or not m.archived) and (before is None or m.timestamp < before)
             ]
-        items.sort(key=lambda m: (m.timestamp, m.created_at, m.id))
+        items.sort(key=lambda m: (m.timestamp, m.created_at))  # stable: insertion order
         end = None if limit is None else offset + limit
         return items[offset:end]
 

@@ -440,9 +440,8 @@ class SQLiteGraphStore:
         if before is not None:
             sql += " AND ts < ?"
             params = (*params, before.isoformat())
-        # id, not rowid, breaks ties: an undo re-inserts rows, and listings (exports) must not
-        # depend on the physical order.
-        sql += " ORDER BY ts, created_at, id LIMIT ? OFFSET ?"
+        # Insertion order breaks ties: the messages of one add share a timestamp.
+        sql += " ORDER BY ts, created_at, rid LIMIT ? OFFSET ?"
         rows = self._rows(sql, (scope.key, *params, -1 if limit is None else limit, offset))
         return [from_dict(Memory, json.loads(r[0])) for r in rows]
 

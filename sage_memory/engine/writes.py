@@ -1,0 +1,470 @@
+"""The write path: add, add_many, update, delete, delete_all and direct graph edits.
+
+add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
+    -> one SQLite transaction (rows + journal) -> vector index sync
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sage_memory.engine.ingest import support_removal
+from sage_memory.engine.inputs import Episode, episodes_from
+from sage_memory.engine.journal import Batch
+from sage_memory.engine.unit import UnitOfWork
+from sage_memory.errors import (
+    NotFoundError,
+    ValidationError,
+)
+from sage_memory.extract.base import ExtractionContext
+from sage_memory.index.base import collection_name
+from sage_memory.store.base import Vector
+from sage_memory.types import (
+    AddResult,
+    Change,
+    EdgeSpec,
+    GraphDelta,
+    Memory,
+    MemoryKind,
+    Node,
+    NodeSpec,
+    Scope,
+    Subgraph,
+    new_id,
+)
+
+if TYPE_CHECKING:
+    pass
+
+from sage_memory.engine.base import EngineBase
+
+
+class WritePath(EngineBase):
+    """The write path: add, add_many, update, delete, delete_all and direct graph edits."""
+
+    # -- writing ---------------------------------------------------------------------------
+    def add(
+        self,
+        data: str | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        timestamp: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        kind: MemoryKind | None = None,
+        source: str | None = None,
+        infer: bool = True,
+    ) -> AddResult:
+        """Remember a text, a chat message or a list of messages.
+
+        The text is stored and embedded, then (unless ``infer=False``) turned into nodes and
+        edges. If extraction fails the memory is still stored, with the failure recorded on it.
+        A list of messages becomes one memory per message; the result describes the first, and
+        ``memory_ids`` lists all.
+
+        Returns:
+            AddResult with the memory id, the nodes and edges it created or touched, the facts it
+            expired, the journal change ids and the LLM tokens used.
+        """
+        self._check_open()
+        scope = Scope(user_id, agent_id, run_id)
+        episodes = episodes_from(
+            data,
+            max_chars=self.config.max_text_chars,
+            timestamp=timestamp,
+            metadata=metadata,
+            kind=kind,
+            source=source,
+        )
+        results = self._add_episodes(episodes, scope, infer=infer)
+        if len(results) == 1:
+            return results[0]
+        first = results[0]
+        return dataclasses.replace(
+            first,
+            memory_ids=tuple(r.memory_id for r in results),
+            node_ids=tuple(dict.fromkeys(n for r in results for n in r.node_ids)),
+            edge_ids=tuple(dict.fromkeys(e for r in results for e in r.edge_ids)),
+            change_ids=tuple(c for r in results for c in r.change_ids),
+            tokens_used=sum(r.tokens_used for r in results),
+        )
+
+    def add_many(
+        self,
+        items: Iterable[str | Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        infer: bool = True,
+        progress: bool = False,
+        batch_size: int | None = None,
+    ) -> list[AddResult]:
+        """Remember many items with batched embedding and extraction.
+
+        Items are strings or dicts ``{text, timestamp?, metadata?, kind?, source?, role?}``.
+        Each batch is one transaction: a batch that returned is durable.
+        """
+        self._check_open()
+        scope = Scope(user_id, agent_id, run_id)
+        size = batch_size or self.config.embed_batch_size
+        if size < 1:
+            raise ValidationError(f"batch_size={size} must be at least 1")
+        episodes: list[Episode] = []
+        for i, item in enumerate(items):
+            try:
+                episodes.extend(episodes_from(item, max_chars=self.config.max_text_chars))
+            except ValidationError as exc:
+                raise ValidationError(f"item {i}: {exc}") from exc
+        bar = _progress(len(episodes), progress)
+        results: list[AddResult] = []
+        try:
+            for start in range(0, len(episodes), size):
+                chunk = episodes[start : start + size]
+                results.extend(self._add_episodes(chunk, scope, infer=infer))
+                bar(len(chunk))
+        finally:
+            bar(0, done=True)
+        return results
+
+    def _add_episodes(
+        self, episodes: Sequence[Episode], scope: Scope, *, infer: bool
+    ) -> list[AddResult]:
+        now = self.now()
+        memories = []
+        for ep in episodes:
+            ep_scope = scope if ep.run_id is None else dataclasses.replace(scope, run_id=ep.run_id)
+            memories.append(
+                Memory(
+                    id=new_id(),
+                    text=ep.text,
+                    scope=ep_scope,
+                    timestamp=ep.timestamp or now,
+                    created_at=now,
+                    updated_at=now,
+                    kind=ep.kind or "knowledge",
+                    source=ep.source,
+                    role=ep.role,
+                    metadata=dict(ep.metadata or {}),
+                    extraction="pending" if infer else "skipped",
+                )
+            )
+        vectors = self.embedder.embed([m.text for m in memories])
+        deltas = self._extract(memories, vectors) if infer else [None] * len(memories)
+        self._ingestor.prepare(deltas)
+        with self._lock:
+            self._check_open()
+            uow = UnitOfWork(self.store, Batch("extractor" if infer else "user", "add", now))
+            outcomes = []
+            for memory, vec, delta in zip(memories, vectors, deltas, strict=True):
+                outcomes.append(self._plan_add(uow, memory, vec, delta, now))
+            changes = uow.commit()
+            self._sync_index(changes, uow.vectors)
+        if self._triggers.after_add(scope, len(memories)):  # every N adds / growth by X%
+            self.evolve(user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id)
+        change_ids = tuple(c.id for c in changes)
+        return [
+            AddResult(
+                memory_id=mem.id,
+                memory=mem,
+                memory_ids=(mem.id,),
+                node_ids=tuple(out.node_ids),
+                edge_ids=tuple(out.edge_ids),
+                expired_edge_ids=tuple(out.expired_edge_ids),
+                change_ids=change_ids,
+                tokens_used=0 if delta is None else delta.tokens_used,
+                extraction_error=mem.extraction_error,
+            )
+            for (mem, out), delta in zip(outcomes, deltas, strict=True)
+        ]
+
+    def _extract(self, memories: Sequence[Memory], vectors: Vector) -> list[GraphDelta | None]:
+        items = []
+        for memory, vec in zip(memories, vectors, strict=True):
+            items.append((memory, ExtractionContext(nearby_nodes=self._nearby_nodes(memory, vec))))
+        try:
+            return list(self.extractor.extract_many(items))
+        except Exception as exc:  # an extractor bug must never lose the memories
+            return [GraphDelta(error=f"{type(exc).__name__}: {exc}") for _ in memories]
+
+    def _nearby_nodes(self, memory: Memory, vec: Vector) -> list[Node]:
+        scope = memory.scope.partition
+        k = self.config.extract.max_context_nodes
+        hits = self.index.query(collection_name(scope.key, "node"), vec, k)
+        return self.store.get_nodes(scope, [nid for nid, _ in hits])
+
+    def _plan_add(
+        self,
+        uow: UnitOfWork,
+        memory: Memory,
+        vec: Vector,
+        delta: GraphDelta | None,
+        now: datetime,
+    ) -> tuple[Memory, Any]:
+        from sage_memory.engine.ingest import IngestOutcome
+
+        if delta is not None:
+            memory = dataclasses.replace(
+                memory,
+                kind=delta.kind or memory.kind,
+                salience=memory.salience if delta.salience is None else delta.salience,
+                event_time=delta.event_time,
+                extraction="failed" if delta.error and not delta.nodes else "ok",
+                extraction_error=delta.error,
+            )
+        uow.put(memory, vec)
+        if delta is None or not delta.nodes:
+            return memory, IngestOutcome()
+        saved = uow.snapshot()
+        try:
+            return memory, self._ingestor.apply(uow, memory, delta, now)
+        except Exception as exc:  # keep the memory, drop its half-planned graph writes
+            uow.restore(saved)
+            failed = dataclasses.replace(
+                memory, extraction="failed", extraction_error=f"{type(exc).__name__}: {exc}"
+            )
+            uow.put(failed, vec)
+            return failed, IngestOutcome()
+
+    def update(
+        self,
+        memory_id: str,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        infer: bool = True,
+    ) -> AddResult:
+        """Replace a memory's text; what only the old text supported is removed, the new text
+        is extracted again. Journaled as one batch (undo restores the old text and graph)."""
+        self._check_open()
+        old = self.get(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        episodes = episodes_from(text, max_chars=self.config.max_text_chars)
+        now = self.now()
+        memory = dataclasses.replace(
+            old, text=episodes[0].text, updated_at=now, extraction="pending" if infer else "skipped"
+        )
+        vec = self.embedder.embed([memory.text])
+        delta = self._extract([memory], vec)[0] if infer else None
+        with self._lock:
+            self._check_open()
+            # A delete or another update may have landed during extraction: plan against the
+            # stored row, and never bring a deleted memory back.
+            stored = self.store.get_memories(old.scope, [old.id])
+            if not stored:
+                raise NotFoundError(f"memory {memory_id!r} was deleted while being updated")
+            old = stored[0]
+            memory = dataclasses.replace(
+                old, text=memory.text, updated_at=now, extraction=memory.extraction
+            )
+            uow = UnitOfWork(self.store, Batch("user", f"update {memory_id}", now))
+            nodes, edges = self.store.derived_from(old.scope.partition, old.id)
+            support_removal(uow, old, nodes, edges, now)
+            memory, out = self._plan_add(uow, memory, vec[0], delta, now)
+            changes = uow.commit()
+            self._sync_index(changes, uow.vectors)
+        return AddResult(
+            memory_id=memory.id,
+            memory=memory,
+            memory_ids=(memory.id,),
+            node_ids=tuple(out.node_ids),
+            edge_ids=tuple(out.edge_ids),
+            expired_edge_ids=tuple(out.expired_edge_ids),
+            change_ids=tuple(c.id for c in changes),
+            tokens_used=0 if delta is None else delta.tokens_used,
+            extraction_error=memory.extraction_error,
+        )
+
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> None:
+        """Forget a memory and everything derived only from it (nodes, edges, vectors, and the
+        journal entries that held its text). Deletion is final: it cannot be undone."""
+        self._check_open()
+        memory = self.get(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        self._forget([memory])
+
+    def delete_all(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> int:
+        """Forget every memory of a scope (and the graph derived from them). Returns the count."""
+        self._check_open()
+        scope = Scope(user_id, agent_id, run_id)
+        # Under the write lock throughout: a concurrent add must land wholly before or after,
+        # never between the listing and the collection drop (its vector would be dropped).
+        with self._lock:
+            whole = scope.run_id is None or scope.partition.run_id is not None
+            if whole:  # the index first, for the reason given in _forget
+                for entity in ("memory", "node"):
+                    self.index.drop(collection_name(scope.partition.key, entity))
+            memories = self.store.list_memories(scope, include_archived=True)
+            self._forget(memories)
+            if whole:
+                # The whole partition goes: also nodes and edges no memory supports any more.
+                part = scope.partition
+                uow = UnitOfWork(self.store, Batch("user", "delete_all", self.now()))
+                for edge in self.store.list_edges(part):
+                    uow.remove(edge)
+                for node in self.store.list_nodes(part):
+                    uow.remove(node)
+                changes = uow.commit()
+                self._sync_index(changes, {})
+                # The whole partition journal, not only these changes: rows removed earlier (by
+                # undo, update, merges) live on there with their old text.
+                journaled = {c.entity_id for _, c in self.store.journal(scope=part)}
+                self.store.purge_journal([*{c.entity_id for c in changes} | journaled])
+                self._access.flush()
+                self.store.purge_evolver_state(part)
+                for entity in ("memory", "node"):
+                    self.index.drop(collection_name(part.key, entity))
+        return len(memories)
+
+    def _forget(self, memories: Sequence[Memory]) -> None:
+        now = self.now()
+        with self._lock:
+            stale = self._removed_earlier(memories)  # before the journal forgets the memories
+            uow = UnitOfWork(self.store, Batch("user", "delete", now))
+            for memory in memories:
+                nodes, edges = self.store.derived_from(memory.scope.partition, memory.id)
+                support_removal(uow, memory, nodes, edges, now)
+                uow.remove(memory)
+            changes = uow.changes()
+            # Vectors go before the rows: a crash in between leaves rows without vectors, which
+            # reconciliation restores. The other order could leave vectors of a partition that
+            # SQLite no longer lists, which reconciliation never revisits.
+            self._sync_index([c for c in changes if c.after is None], {})
+            if changes:
+                self.store.apply(changes, uow.vectors)
+            gone = {c.entity_id for c in changes if c.after is None}
+            # The journal must not keep the text of what the user asked to forget, nor the
+            # evolver its notes (access log, review queue) about what went.
+            self.store.purge_journal(sorted(gone | stale))
+            self._access.flush()
+            for part in {m.scope.partition.key: m.scope.partition for m in memories}.values():
+                self.store.purge_evolver_state(part, sorted(gone | stale))
+
+    def _removed_earlier(self, memories: Sequence[Memory]) -> set[str]:
+        """Rows written in the same batches as ``memories`` that no longer exist (an update or
+        an undo removed them): only the journal remembers their text, so it must forget it."""
+        batches = {c.batch_id for m in memories for _, c in self.store.journal(entity_id=m.id)}
+        stale: set[str] = set()
+        for batch in batches:
+            for _, change in self.store.journal(batch_id=batch):
+                if change.entity_id not in stale and not self._current_state([change]).get(
+                    change.entity_id
+                ):
+                    stale.add(change.entity_id)
+        return stale
+
+    # -- direct graph edits (logic in engine/graph_edit.py) --------------------------------
+    def add_graph(
+        self,
+        text: str,
+        *,
+        nodes: Sequence[NodeSpec],
+        edges: Sequence[EdgeSpec] = (),
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        timestamp: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        kind: MemoryKind | None = None,
+    ) -> AddResult:
+        """Remember ``text`` together with the nodes and edges it states, as given.
+
+        No extractor runs: each node is the existing node of that exact name or alias, or a new
+        one; each edge links two of ``nodes`` by their ``key``. Journaled as one batch.
+        """
+        from sage_memory.engine.graph_edit import add_graph
+
+        self._check_open()
+        scope = Scope(user_id, agent_id, run_id)
+        return add_graph(
+            self,
+            text,
+            nodes,
+            edges,
+            scope,
+            timestamp=timestamp,
+            metadata=metadata,
+            source=source,
+            kind=kind,
+        )
+
+    def delete_node(
+        self, name_or_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[Change]:
+        """Remove a node (by id or exact name) and its edges; undoable. Memories stay."""
+        from sage_memory.engine.graph_edit import delete_node
+
+        node = self.find_node(name_or_id, user_id=user_id, agent_id=agent_id, exact=True)
+        return delete_node(self, node)
+
+    def delete_edge(
+        self, edge_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[Change]:
+        """Remove one edge by id; undoable. Its nodes and memories stay."""
+        from sage_memory.engine.graph_edit import delete_edge
+
+        found = self.store.get_edges(Scope(user_id, agent_id).partition, [edge_id])
+        if not found:
+            raise NotFoundError(f"no edge with id {edge_id!r} in this scope")
+        return delete_edge(self, found[0])
+
+    def graph(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        include_expired: bool = False,
+    ) -> Subgraph:
+        """Every node and (current, unless ``include_expired``) edge of a scope's graph."""
+        from sage_memory.engine.graph_edit import whole_graph
+
+        return whole_graph(self, Scope(user_id, agent_id), include_expired=include_expired)
+
+    def scopes(self) -> list[Scope]:
+        """Every scope partition (user_id, agent_id) that holds memories or graph items."""
+        return self.store.partitions()
+
+
+def _progress(total: int, enabled: bool) -> Callable[..., None]:
+    """A progress callback: tqdm when installed, a plain stderr line otherwise."""
+    if not enabled:
+        return lambda n, done=False: None
+    try:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="mem", desc="adding")
+
+        def step(n: int, done: bool = False) -> None:
+            bar.update(n)
+            if done:
+                bar.close()
+
+        return step
+    except ImportError:
+        count = [0]
+
+        def plain(n: int, done: bool = False) -> None:
+            count[0] += n
+            end = "\n" if done else ""
+            print(f"\radding {count[0]}/{total}", end=end, file=sys.stderr, flush=True)
+
+        return plain
