@@ -222,6 +222,48 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hits_json(hits: Sequence[Any]) -> list[dict[str, Any]]:
+    return [{**node_json(h.node), "score": h.score, "why": h.why} for h in hits]
+
+
+@command("plan")
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Structure queries: what comes next, before, after, or is needed, for a task/project."""
+    with _open(args) as mem:
+        ask = {
+            "next": mem.next_steps,
+            "before": mem.predecessors,
+            "after": mem.successors,
+            "needs": mem.requirements,
+        }[args.question]
+        kwargs: dict[str, Any] = _scope(args)
+        if args.question in ("before", "after"):
+            kwargs["transitive"] = args.all_steps
+        hits = ask(args.name, **kwargs)
+    lines = [f"{i}. {h.node.name} ({h.node.label})  {h.why}" for i, h in enumerate(hits, 1)]
+    _emit(args, {"question": args.question, "steps": _hits_json(hits)}, "\n".join(lines) or "-")
+    return 0
+
+
+@command("path")
+def cmd_path(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        hits = mem.path_between(args.source, args.target, max_hops=args.hops, **_scope(args))
+    data = [
+        {
+            "source": h.source_name,
+            "relation": h.relation,
+            "target": h.target_name,
+            "fact": h.edge.fact,
+            "edge_id": h.edge.id,
+        }
+        for h in hits
+    ]
+    lines = [f"{h.source_name} -{h.relation}-> {h.target_name}" for h in hits]
+    _emit(args, {"path": data}, "\n".join(lines) or "no path")
+    return 0
+
+
 @command("stats")
 def cmd_stats(args: argparse.Namespace) -> int:
     with _open(args) as mem:
@@ -471,6 +513,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--hops", type=int, default=2)
     sp.add_argument("--relation", action="append", help="follow only this relation (repeatable)")
     sp.add_argument("--history", action="store_true", help="include expired facts")
+    sp = add("plan", "structure: what comes next / before / after / is needed for a task")
+    sp.add_argument("question", choices=["next", "before", "after", "needs"])
+    sp.add_argument("name", help="task or project name, alias or id")
+    sp.add_argument("--all-steps", action="store_true", help="transitive (before/after)")
+    sp = add("path", "a shortest chain of facts between two nodes")
+    sp.add_argument("source")
+    sp.add_argument("target")
+    sp.add_argument("--hops", type=int, default=4)
     sp = add("stats", "counts for the scope (or everything with --all)")
     sp.add_argument("--all", action="store_true")
     sp = add("export", "write memories and graph to a file")

@@ -243,6 +243,7 @@ class _Builder:
         self.step_keys: list[str] = []
         self.last_seq: str | None = None
         self.project: str | None = None
+        self.project_fact = ""  # the sentence that named the project, cited by CONTAINS_TASK
         self.event: str | None = None
         self.experience = False
         self.event_time: datetime | None = None
@@ -523,6 +524,7 @@ class _Builder:
                 key = self._node(self.masked.unmask(name), "Project", standalone=True)
                 if key:
                     self.project, self.focus = key, key
+                    self.project_fact = self.fact
                     self.families.add("sequence")
                     return
 
@@ -744,6 +746,8 @@ class _Builder:
             hits = [n for n in projects if re.search(rf"\b{re.escape(head_word(n.name))}", low)]
             if len(hits) == 1:
                 self.project = self._node(hits[0].name, "Project")
+        if self.project_fact:
+            self.fact = self.project_fact
         for task in dict.fromkeys(self.tasks):
             if self.project:
                 self._edge(self.project, "CONTAINS_TASK", task, 0.8)

@@ -105,3 +105,25 @@ def test_console_script_runs_in_a_fresh_process(tmp_path: Path) -> None:
         check=True,
     )
     assert json.loads(found.stdout)["memories"][0]["id"] == mid
+
+
+def test_plan_and_path_answer_structure_questions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base = ["--path", str(tmp_path / "m"), "--user", "dev"]  # the default MiniLM embedder
+    story = (
+        "I want to build a personal blog. First I'll design the database, then build the "
+        "backend API, and finally the frontend. The backend will use Python's FastAPI."
+    )
+    assert run(capsys, *base, "add", story)[0] == 0
+    code, out, _ = run(capsys, *base, "plan", "next", "personal blog", "--json")
+    steps = [s["name"] for s in json.loads(out)["steps"]]
+    assert code == 0
+    assert steps == ["design the database", "build the backend API", "build the frontend"]
+    code, out, _ = run(capsys, *base, "plan", "needs", "backend API")
+    assert "FastAPI" in out
+    code, out, _ = run(capsys, *base, "path", "design the database", "FastAPI", "--json")
+    path = json.loads(out)["path"]
+    assert [p["relation"] for p in path] == ["PRECEDES", "REQUIRES"]
+    code, _, err = run(capsys, *base, "plan", "next", "no such project anywhere")
+    assert code == 2 and "no node" in err

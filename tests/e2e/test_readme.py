@@ -1,0 +1,25 @@
+"""Every ```python block of the README runs as written (each on its own, in a fresh folder)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+
+
+def test_the_readme_has_snippets() -> None:
+    assert len(BLOCKS) >= 4
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_readme_snippet_runs(
+    index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # snippets use ./memory
+    namespace: dict[str, object] = {"__name__": f"readme_{index}"}
+    exec(compile(BLOCKS[index], f"README.md[python block {index}]", "exec"), namespace)
+    capsys.readouterr()
