@@ -6,36 +6,12 @@ from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
-from sage_memory.engine.aio import AsyncSageMemory
-from sage_memory.engine.core import SageMemory
+# The engine helpers live in the core (sage_memory.adapters), shared with the other adapters.
+from sage_memory.adapters import async_engine_of, engine_of, scope_kwargs
 from sage_memory.types import MemoryHit, Subgraph
 
 #: Roles whose messages are remembered: tool traffic and system prompts are not the user's.
 SAVED_ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant"}
-
-
-def engine_of(mem: object) -> SageMemory:
-    """The synchronous engine behind ``mem`` (a SageMemory or an AsyncSageMemory)."""
-    if isinstance(mem, SageMemory):
-        return mem
-    if isinstance(mem, AsyncSageMemory):
-        return mem.sync
-    raise TypeError(
-        f"expected a SageMemory or AsyncSageMemory, got {type(mem).__name__}; "
-        "create one with sage_memory.SageMemory(path=...)"
-    )
-
-
-def async_engine_of(mem: object) -> AsyncSageMemory:
-    """An async view of ``mem`` that runs each call in a worker thread."""
-    if isinstance(mem, AsyncSageMemory):
-        return mem
-    return AsyncSageMemory.wrap(engine_of(mem))
-
-
-def scope_kwargs(user_id: str | None, agent_id: str | None, run_id: str | None) -> dict[str, Any]:
-    out = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
-    return {k: v for k, v in out.items() if v is not None}
 
 
 def to_remember(messages: list[ChatMessage]) -> list[dict[str, str]]:
@@ -79,3 +55,6 @@ def subgraph_text(graph: Subgraph) -> str:
     if not graph.edges:
         lines.append("- no relations recorded yet")
     return "\n".join(lines)
+
+
+__all__ = ["async_engine_of", "engine_of", "scope_kwargs"]  # re-exported from the core
