@@ -18,9 +18,11 @@ from sage_memory.evolve.runner import EvolutionReport
 from sage_memory.types import (
     AddResult,
     Change,
+    EdgeHit,
     Memory,
     MemoryKind,
     Node,
+    NodeHit,
     RetrievalResult,
     Subgraph,
     Suggestion,
@@ -122,6 +124,21 @@ class AsyncSageMemory:
 
     async def export(self, path: str | os.PathLike[str], **kwargs: Any) -> int:
         return await asyncio.to_thread(self.sync.export, path, **kwargs)
+
+    async def next_steps(self, project_or_task: str, **kwargs: Any) -> list[NodeHit]:
+        return await asyncio.to_thread(self.sync.next_steps, project_or_task, **kwargs)
+
+    async def predecessors(self, task: str, **kwargs: Any) -> list[NodeHit]:
+        return await asyncio.to_thread(self.sync.predecessors, task, **kwargs)
+
+    async def successors(self, task: str, **kwargs: Any) -> list[NodeHit]:
+        return await asyncio.to_thread(self.sync.successors, task, **kwargs)
+
+    async def requirements(self, task: str, **kwargs: Any) -> list[NodeHit]:
+        return await asyncio.to_thread(self.sync.requirements, task, **kwargs)
+
+    async def path_between(self, source: str, target: str, **kwargs: Any) -> list[EdgeHit]:
+        return await asyncio.to_thread(self.sync.path_between, source, target, **kwargs)
 
     async def find_node(self, name_or_id: str, **kwargs: Any) -> Node:
         return await asyncio.to_thread(self.sync.find_node, name_or_id, **kwargs)

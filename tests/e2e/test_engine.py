@@ -297,3 +297,17 @@ def _records(mem: SageMemory) -> list[dict[str, object]]:
 
 def _export_lines(mem: SageMemory) -> list[dict[str, object]]:
     return _records(mem)
+
+
+def test_async_twin_answers_structure_questions() -> None:
+    async def main() -> None:
+        async with AsyncSageMemory(embedder="hashing") as mem:
+            await mem.add(
+                "First I'll design the database, then build the backend API.", user_id="dev"
+            )
+            steps = await mem.successors("design the database", user_id="dev")
+            assert [h.name for h in steps] == ["build the backend API"]
+            path = await mem.path_between("design the database", "backend API", user_id="dev")
+            assert [h.relation for h in path] == ["PRECEDES"]
+
+    asyncio.run(main())
