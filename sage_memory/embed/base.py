@@ -32,3 +32,12 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> Vectors:
         """Embed one query; returns shape (dim,)."""
         ...
+
+
+def unit_rows(rows: Sequence[Sequence[float]] | Vectors) -> Vectors:
+    """Rows as a float32 matrix of unit vectors (a zero row stays zero), for any embedder."""
+    arr = np.array(rows, dtype=np.float32, ndmin=2)
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    np.maximum(norms, np.float32(1e-12), out=norms)
+    arr /= norms
+    return arr

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from sage_memory.embed.base import Vectors
+from sage_memory.embed.base import Vectors, unit_rows
 from sage_memory.errors import ConfigError, DependencyError, ExtractionError, ValidationError
 
 __all__ = ["LiteLLMEmbedder"]
@@ -125,11 +125,7 @@ class LiteLLMEmbedder:
                 f"; pass dim={width} (or dim=None to learn it), or a 'dimensions' argument the "
                 "provider supports"
             )
-        vectors = np.stack(rows)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        np.maximum(norms, np.float32(1e-12), out=norms)
-        vectors /= norms
-        return vectors
+        return unit_rows(np.stack(rows))
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed a batch of texts, ``batch_size`` per request.

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sage_memory.embed.base import Vectors
+from sage_memory.embed.base import Vectors, unit_rows
 from sage_memory.errors import ConfigError, DependencyError, ValidationError
 
 __all__ = ["INSTALL_HINT", "MiniLMEmbedder", "default_embedder", "model_dir"]
@@ -394,14 +394,7 @@ def _forward(model: _Model, ids: I64, lengths: I64) -> F32:
     weights = mask.astype(np.float32)
     weights /= lengths.astype(np.float32)[:, None]
     pooled = (weights[:, None, :] @ x.reshape(batch, seq, hidden))[:, 0, :]
-    return _normalise(pooled)
-
-
-def _normalise(vectors: F32) -> F32:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    np.maximum(norms, np.float32(1e-12), out=norms)
-    vectors /= norms
-    return vectors
+    return unit_rows(pooled)
 
 
 def _plan_batches(lengths: I64, max_batch: int, max_tokens: int) -> list[I64]:

@@ -14,15 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from langchain_sage_memory._common import message_text
+from sage_memory.embed.base import Vectors, unit_rows
 from sage_memory.llm.base import ChatResponse, Message
-
-Vectors = npt.NDArray[np.float32]
 
 _ROLES: dict[str, type[BaseMessage]] = {
     "system": SystemMessage,
@@ -127,19 +125,11 @@ class SageEmbedder:
             self._dim = int(self.embed_query("dimension probe").shape[0])
         return self._dim
 
-    @staticmethod
-    def _normalise(rows: Sequence[Sequence[float]]) -> Vectors:
-        arr = np.asarray(rows, dtype=np.float32)
-        if arr.ndim == 1:
-            arr = arr.reshape(1, -1)
-        norms = np.linalg.norm(arr, axis=1, keepdims=True)
-        return np.asarray(arr / np.where(norms == 0, 1.0, norms), dtype=np.float32)
-
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return self._normalise(self.embeddings.embed_documents(list(texts)))
+        return unit_rows(self.embeddings.embed_documents(list(texts)))
 
     def embed_query(self, text: str) -> Vectors:
-        row: Vectors = self._normalise([self.embeddings.embed_query(text)])[0]
+        row: Vectors = unit_rows([self.embeddings.embed_query(text)])[0]
         return row

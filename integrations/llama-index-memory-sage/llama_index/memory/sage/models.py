@@ -10,14 +10,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
 
+from sage_memory.embed.base import Vectors, unit_rows
 from sage_memory.llm.base import ChatResponse, Message
-
-Vectors = npt.NDArray[np.float32]
 
 _ROLES = {
     "system": MessageRole.SYSTEM,
@@ -98,16 +96,10 @@ class SageEmbedder:
             self._dim = int(self.embed_query("dimension probe").shape[0])
         return self._dim
 
-    @staticmethod
-    def _normalise(rows: Sequence[Sequence[float]]) -> Vectors:
-        arr = np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
-        norms = np.linalg.norm(arr, axis=1, keepdims=True)
-        return np.asarray(arr / np.where(norms == 0, 1.0, norms), dtype=np.float32)
-
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return self._normalise(self.embed_model.get_text_embedding_batch(list(texts)))
+        return unit_rows(self.embed_model.get_text_embedding_batch(list(texts)))
 
     def embed_query(self, text: str) -> Vectors:
-        return self._normalise([self.embed_model.get_query_embedding(text)])[0]
+        return unit_rows([self.embed_model.get_query_embedding(text)])[0]
