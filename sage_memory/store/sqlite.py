@@ -31,19 +31,15 @@ from sage_memory.store.base import (
     TextEntity,
     Vector,
     name_key,
-    suggestion_from_dict,
-    suggestion_to_dict,
 )
 from sage_memory.store.lexical import query_terms
+from sage_memory.store.sqlite_evolver import SQLiteEvolverState, chunks
 from sage_memory.types import (
-    AccessEvent,
     Change,
     Edge,
     Memory,
     Node,
     Scope,
-    Suggestion,
-    SuggestionStatus,
 )
 
 SCHEMA_VERSION = "1"
@@ -172,7 +168,7 @@ def _blob(vector: Vector) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
-class SQLiteGraphStore:
+class SQLiteGraphStore(SQLiteEvolverState):
     """The default persistent GraphStore: one SQLite database file.
 
     Args:
@@ -410,7 +406,7 @@ class SQLiteGraphStore:
             return []
         run_sql, run_params = self._run_filter(scope)
         out: dict[str, Memory] = {}
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             marks = ",".join("?" * len(chunk))
             rows = self._rows(
                 # "+scope_key" keeps SQLite on the id index (see edges_of)
@@ -461,7 +457,7 @@ class SQLiteGraphStore:
 
     def _get(self, cls: Any, table: str, scope: Scope, ids: Sequence[str]) -> list[Any]:
         out: dict[str, Any] = {}
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             marks = ",".join("?" * len(chunk))
             rows = self._rows(
                 # "+scope_key": from five ids on, SQLite would scan the partition by scope
@@ -476,7 +472,7 @@ class SQLiteGraphStore:
         if not keys:
             return []
         ids: list[str] = []
-        for chunk in _chunks(keys):
+        for chunk in chunks(keys):
             marks = ",".join("?" * len(chunk))
             rows = self._rows(
                 f"SELECT DISTINCT node_id FROM node_names WHERE scope_key = ? AND key IN ({marks})",
@@ -521,7 +517,7 @@ class SQLiteGraphStore:
         found: dict[str, Edge] = {}
         columns = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
         for column in columns[direction]:
-            for chunk in _chunks(node_ids):
+            for chunk in chunks(node_ids):
                 marks = ",".join("?" * len(chunk))
                 # "+scope_key": without it SQLite picks the scope index and scans the whole
                 # partition's edges for every call; the endpoint index is the selective one.
@@ -548,7 +544,7 @@ class SQLiteGraphStore:
     ) -> dict[str, tuple[str | None, str | None]]:
         run_sql, run_params = self._run_filter(scope)
         out: dict[str, tuple[str | None, str | None]] = {}
-        for chunk in _chunks(memory_ids):
+        for chunk in chunks(memory_ids):
             marks = ",".join("?" * len(chunk))
             # `+c.scope_key` keeps the planner on the id index. Each neighbour is two index
             # seeks: the same (ts, created_at) with the nearest rid, else the nearest earlier
@@ -593,7 +589,7 @@ class SQLiteGraphStore:
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
         for table in ("memories", "nodes"):
-            for chunk in _chunks(ids):
+            for chunk in chunks(ids):
                 marks = ",".join("?" * len(chunk))
                 rows = self._rows(
                     f"SELECT id, vec FROM {table} WHERE id IN ({marks}) AND vec IS NOT NULL", chunk
@@ -655,7 +651,7 @@ class SQLiteGraphStore:
     def purge_journal(self, entity_ids: Sequence[str]) -> int:
         total = 0
         with self._tx() as db:
-            for chunk in _chunks(entity_ids):
+            for chunk in chunks(entity_ids):
                 marks = ",".join("?" * len(chunk))
                 total += db.execute(
                     f"DELETE FROM journal WHERE entity_id IN ({marks})", chunk
@@ -691,186 +687,6 @@ class SQLiteGraphStore:
                 (key, value),
             )
 
-    # -- the evolver's state: access log and review queue ---------------------------------
-    def log_access(self, events: Sequence[AccessEvent]) -> None:
-        rows = []
-        for ev in events:
-            head = (ev.id, ev.scope.partition.key, ev.at.isoformat(), ev.kind, ev.weight)
-            rows += [(*head, "node", i, 0) for i in dict.fromkeys(ev.node_ids)]
-            rows += [(*head, "memory", i, 0) for i in dict.fromkeys(ev.memory_ids)]
-            rows += [(*head, "node", i, 1) for i in dict.fromkeys(ev.context_ids)]
-        if not rows:
-            return
-        with self._tx() as db:
-            db.executemany(
-                "INSERT INTO access_log (event_id, scope_key, at, kind, weight, entity, entity_id,"
-                " context) VALUES (?,?,?,?,?,?,?,?)",
-                rows,
-            )
-
-    def access_seq(self) -> int:
-        return int(self._rows("SELECT COALESCE(max(seq), 0) FROM access_log")[0][0])
-
-    def co_access(
-        self,
-        scope: Scope,
-        *,
-        after_seq: int = 0,
-        until_seq: int | None = None,
-        node_ids: Sequence[str] | None = None,
-        since: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[tuple[str, str, float, int]]:
-        # A context row pairs with the event's items only: a.entity_id < b.entity_id picks each
-        # unordered pair once, and the NOT clause drops context-context pairs.
-        sql = (
-            "SELECT a.entity_id, b.entity_id, SUM(a.weight), COUNT(DISTINCT a.event_id)"
-            " FROM access_log a JOIN access_log b ON b.event_id = a.event_id"
-            " AND b.entity = 'node' AND b.entity_id > a.entity_id"
-            " WHERE a.scope_key = ? AND a.entity = 'node' AND a.seq > ? AND a.seq <= ?"
-            " AND NOT (a.context = 1 AND b.context = 1)"
-        )
-        params: list[Any] = [scope.partition.key, after_seq, until_seq or 2**62]
-        if node_ids is not None:
-            ids = list(dict.fromkeys(node_ids))[:400]  # two IN lists share SQLite's 999 limit
-            marks = ",".join("?" * len(ids))
-            sql += f" AND a.entity_id IN ({marks}) AND b.entity_id IN ({marks})"
-            params += ids + ids
-        if since is not None:
-            sql += " AND a.at >= ?"
-            params.append(since.isoformat())
-        sql += " GROUP BY a.entity_id, b.entity_id ORDER BY 3 DESC, 1, 2 LIMIT ?"
-        params.append(-1 if limit is None else limit)
-        return [(r[0], r[1], float(r[2]), int(r[3])) for r in self._rows(sql, params)]
-
-    def accessed(
-        self, scope: Scope, *, after_seq: int = 0, until_seq: int | None = None
-    ) -> dict[str, tuple[int, datetime]]:
-        rows = self._rows(
-            "SELECT entity_id, COUNT(*), max(at) FROM access_log WHERE scope_key = ? AND seq > ?"
-            " AND seq <= ? AND context = 0 AND weight > 0 GROUP BY entity_id",
-            (scope.partition.key, after_seq, until_seq or 2**62),
-        )
-        return {r[0]: (int(r[1]), datetime.fromisoformat(r[2])) for r in rows}
-
-    def prune_access(self, before: datetime) -> int:
-        # ISO strings of UTC times sort as times, so a text comparison is a time comparison.
-        with self._tx() as db:
-            return db.execute("DELETE FROM access_log WHERE at < ?", (before.isoformat(),)).rowcount
-
-    def purge_evolver_state(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> int:
-        key = scope.partition.key
-        with self._tx() as db:
-            if entity_ids is None:
-                n = db.execute("DELETE FROM access_log WHERE scope_key = ?", (key,)).rowcount
-                n += db.execute("DELETE FROM suggestions WHERE scope_key = ?", (key,)).rowcount
-                # Per-partition state (e.g. the evolver's) is kept under keys ending with the
-                # partition key; its \x1f separators mean no global key can end that way.
-                n += db.execute(
-                    "DELETE FROM meta WHERE length(key) > length(?1)"
-                    " AND substr(key, length(key) - length(?1) + 1) = ?1",
-                    (key,),
-                ).rowcount
-                return n
-            n = 0
-            for chunk in _chunks(list(dict.fromkeys(entity_ids))):
-                marks = ",".join("?" * len(chunk))
-                n += db.execute(
-                    f"DELETE FROM access_log WHERE scope_key = ? AND entity_id IN ({marks})",
-                    (key, *chunk),
-                ).rowcount
-            gone = set(entity_ids)
-            rows = db.execute("SELECT id, data FROM suggestions WHERE scope_key = ?", (key,))
-            doomed = [(sid,) for sid, data in rows.fetchall() if any(i in data for i in gone)]
-            db.executemany("DELETE FROM suggestions WHERE id = ?", doomed)
-            return n + len(doomed)
-
-    def put_suggestions(self, items: Sequence[Suggestion]) -> list[Suggestion]:
-        queued = []
-        with self._tx() as db:
-            for item in items:
-                cur = db.execute(
-                    "INSERT OR IGNORE INTO suggestions (id, scope_key, key, status, data)"
-                    " VALUES (?,?,?,?,?)",
-                    (
-                        item.id,
-                        item.scope.partition.key,
-                        item.key,
-                        item.status,
-                        dumps(suggestion_to_dict(item)),
-                    ),
-                )
-                if cur.rowcount:
-                    queued.append(item)
-        return queued
-
-    def list_suggestions(
-        self,
-        scope: Scope | None = None,
-        *,
-        status: str | None = "open",
-        ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[Suggestion]:
-        sql = "SELECT data FROM suggestions WHERE 1 = 1"
-        params: list[Any] = []
-        if scope is not None:
-            sql += " AND scope_key = ?"
-            params.append(scope.partition.key)
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
-        if ids is not None:
-            chunk = list(ids)[:900]
-            sql += f" AND id IN ({','.join('?' * len(chunk))})"
-            params += chunk
-        sql += " ORDER BY rid LIMIT ?"
-        params.append(-1 if limit is None else limit)
-        return [suggestion_from_dict(json.loads(r[0])) for r in self._rows(sql, params)]
-
-    def set_suggestion_status(
-        self,
-        ids: Sequence[str],
-        status: SuggestionStatus,
-        at: datetime,
-        batch_id: str | None = None,
-    ) -> None:
-        with self._tx() as db:
-            for sid in ids:
-                row = db.execute("SELECT data FROM suggestions WHERE id = ?", (sid,)).fetchone()
-                if row is None:
-                    continue
-                data = json.loads(row[0])
-                data.update(status=status, updated_at=at.isoformat(), batch_id=batch_id)
-                db.execute(
-                    "UPDATE suggestions SET status = ?, data = ? WHERE id = ?",
-                    (status, dumps(data), sid),
-                )
-
-    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
-        key = scope.partition.key
-        nodes, edges = self.count_graph(scope.partition)
-        isolated = self._rows(
-            "SELECT count(*) FROM nodes n WHERE n.scope_key = ?"
-            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id)"
-            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id)",
-            (key,),
-        )[0][0]
-        rows = self._rows(
-            "SELECT relation, count(*), sum(json_extract(data, '$.confidence')) FROM edges"
-            " WHERE scope_key = ? AND json_extract(data, '$.expired_at') IS NULL"
-            " AND json_extract(data, '$.valid_to') IS NULL GROUP BY relation",
-            (key,),
-        )
-        return {
-            "nodes": nodes,
-            "edges": edges,
-            "current_edges": sum(int(r[1]) for r in rows),
-            "isolated_nodes": int(isolated),
-            "confidence_sum": sum(float(r[2] or 0.0) for r in rows),
-            "relations": {r[0]: int(r[1]) for r in rows},
-        }
-
     def backup(self, target: str | Path) -> None:
         """A consistent online copy of the database (SQLite's backup API), safe during writes."""
         dest = sqlite3.connect(str(target))
@@ -902,11 +718,6 @@ def _utf8_only() -> Iterator[None]:
             f"text with an unpaired UTF-16 surrogate {bad!r} cannot be stored or looked up; "
             "decode it properly first"
         ) from exc
-
-
-def _chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
 
 
 __all__ = ["SQLiteGraphStore", "fts_query"]
