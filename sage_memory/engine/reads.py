@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from sage_memory.types import EdgeHit, NodeHit
 
 from sage_memory.engine.base import EngineBase
+from sage_memory.retrieve import structure as st
+from sage_memory.retrieve.reader import GraphReader
 
 
 class ReadPath(EngineBase):
@@ -191,6 +193,19 @@ class ReadPath(EngineBase):
         raise NotFoundError(f"no node named or with id {name_or_id!r} in this scope")
 
     # -- structure queries (logic in sage_memory.retrieve.structure) -----------------------
+    def _walk(
+        self,
+        name_or_id: str,
+        scope: Scope,
+        steps: Callable[[GraphReader, Node], Sequence[st.Step]],
+    ) -> list[NodeHit]:
+        """Find the start node in ``scope``, walk the graph from it, and rank what was found."""
+        node = self.find_node(
+            name_or_id, user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id
+        )
+        reader = st.reader(self.store, scope)
+        return st.node_hits(reader, node.scope, steps(reader, node))
+
     def predecessors(
         self,
         task: str,
@@ -204,12 +219,12 @@ class ReadPath(EngineBase):
         """What comes before ``task`` (PRECEDES into it, its BLOCKED_BY / DEPENDS_ON targets),
         nearest first; ``transitive=True`` walks back up to 10 steps. Each hit's ``why`` names
         the fact and the status."""
-        from sage_memory.retrieve import structure as st
-
-        node = self.find_node(task, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
-        steps = st.predecessors(store, node.scope, node.id, transitive=transitive, at=as_of)
-        return st.node_hits(store, node.scope, steps)
+        scope = Scope(user_id, agent_id, run_id)
+        return self._walk(
+            task,
+            scope,
+            lambda g, n: st.predecessors(g, n.scope, n.id, transitive=transitive, at=as_of),
+        )
 
     def successors(
         self,
@@ -222,12 +237,12 @@ class ReadPath(EngineBase):
         run_id: str | None = None,
     ) -> list[NodeHit]:
         """What comes after ``task``, nearest first (see :meth:`predecessors`)."""
-        from sage_memory.retrieve import structure as st
-
-        node = self.find_node(task, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
-        steps = st.successors(store, node.scope, node.id, transitive=transitive, at=as_of)
-        return st.node_hits(store, node.scope, steps)
+        scope = Scope(user_id, agent_id, run_id)
+        return self._walk(
+            task,
+            scope,
+            lambda g, n: st.successors(g, n.scope, n.id, transitive=transitive, at=as_of),
+        )
 
     def requirements(
         self,
@@ -239,12 +254,8 @@ class ReadPath(EngineBase):
         run_id: str | None = None,
     ) -> list[NodeHit]:
         """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets."""
-        from sage_memory.retrieve import structure as st
-
-        node = self.find_node(task, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
-        steps = st.requirements(store, node.scope, node.id, at=as_of)
-        return st.node_hits(store, node.scope, steps)
+        scope = Scope(user_id, agent_id, run_id)
+        return self._walk(task, scope, lambda g, n: st.requirements(g, n.scope, n.id, at=as_of))
 
     def next_steps(
         self,
@@ -257,12 +268,10 @@ class ReadPath(EngineBase):
     ) -> list[NodeHit]:
         """The unfinished plan, what to do first at the front: for a project its open tasks
         (ready ones first, in order); for a task its open predecessors, itself, what follows."""
-        from sage_memory.retrieve import structure as st
-
-        node = self.find_node(project_or_task, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
-        steps = st.next_steps(store, node.scope, node.id, at=as_of)
-        return st.node_hits(store, node.scope, steps)
+        scope = Scope(user_id, agent_id, run_id)
+        return self._walk(
+            project_or_task, scope, lambda g, n: st.next_steps(g, n.scope, n.id, at=as_of)
+        )
 
     def path_between(
         self,
@@ -278,8 +287,6 @@ class ReadPath(EngineBase):
     ) -> list[EdgeHit]:
         """A shortest chain of current facts between two nodes (either direction); [] if none
         within ``max_hops``."""
-        from sage_memory.retrieve import structure as st
-
         a = self.find_node(source, user_id=user_id, agent_id=agent_id, run_id=run_id)
         b = self.find_node(target, user_id=user_id, agent_id=agent_id, run_id=run_id)
         rels = [self.schema.map_relation(r)[0] for r in relations] if relations else None
@@ -299,8 +306,6 @@ class ReadPath(EngineBase):
         run_id: str | None = None,
     ) -> list[NodeHit]:
         """Nodes one current fact away, through ``relations`` (all when None)."""
-        from sage_memory.retrieve import structure as st
-
         if direction not in ("out", "in", "both"):
             raise ValidationError(f"direction={direction!r}: use 'out', 'in' or 'both'")
         start = self.find_node(node, user_id=user_id, agent_id=agent_id, run_id=run_id)
