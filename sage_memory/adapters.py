@@ -6,8 +6,12 @@ these are the few lines they would otherwise each write again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from sage_memory.embed.base import Vectors, unit_rows
 from sage_memory.engine.aio import AsyncSageMemory
 from sage_memory.engine.core import SageMemory
 
@@ -35,3 +39,42 @@ def scope_kwargs(user_id: str | None, agent_id: str | None, run_id: str | None) 
     """The scope keyword arguments the engine takes, without the unset ones."""
     out = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
     return {k: v for k, v in out.items() if v is not None}
+
+
+class BridgedEmbedder:
+    """Base of the adapters' Embedders that wrap a framework's embedding model.
+
+    Subclasses implement :meth:`_documents` and :meth:`_query` (lists of floats from the
+    framework); this class normalises them and learns the width from one probe embedding on
+    first use unless ``dim`` is given. Keep ``name`` stable: a memory folder refuses to reopen
+    with an embedder of another name, since vectors of two models cannot be mixed.
+    """
+
+    def __init__(self, name: str, dim: int | None = None) -> None:
+        self._name = name
+        self._dim = dim
+
+    def _documents(self, texts: list[str]) -> Sequence[Sequence[float]]:
+        raise NotImplementedError
+
+    def _query(self, text: str) -> Sequence[float]:
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed_query("dimension probe").shape[0])
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return unit_rows(self._documents(list(texts)))
+
+    def embed_query(self, text: str) -> Vectors:
+        row: Vectors = unit_rows([self._query(text)])[0]
+        return row

@@ -13,13 +13,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from langchain_sage_memory._common import message_text
-from sage_memory.embed.base import Vectors, unit_rows
+from sage_memory.adapters import BridgedEmbedder
 from sage_memory.llm.base import ChatResponse, Message
 
 _ROLES: dict[str, type[BaseMessage]] = {
@@ -98,12 +97,11 @@ class SageChatModel:
         return self._response(result)
 
 
-class SageEmbedder:
-    """LangChain ``Embeddings`` as sage_memory's Embedder.
+class SageEmbedder(BridgedEmbedder):
+    """LangChain ``Embeddings`` as sage_memory's Embedder (L2-normalised float32).
 
-    Vectors are L2-normalised float32. The width is learnt from one probe embedding on first
-    use unless ``dim`` is given. Keep ``name`` stable: a memory folder refuses to reopen with an
-    embedder of another name, since vectors of two models cannot be mixed.
+    The width is learnt from one probe embedding on first use unless ``dim`` is given. Keep
+    ``name`` stable: a memory folder refuses to reopen with an embedder of another name.
     """
 
     def __init__(
@@ -112,24 +110,10 @@ class SageEmbedder:
         if not isinstance(embeddings, Embeddings):
             raise TypeError(f"expected LangChain Embeddings, got {type(embeddings).__name__}")
         self.embeddings = embeddings
-        self._name = name or f"langchain:{_model_name(embeddings)}"
-        self._dim = dim
+        super().__init__(name or f"langchain:{_model_name(embeddings)}", dim)
 
-    @property
-    def name(self) -> str:
-        return self._name
+    def _documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embeddings.embed_documents(texts)
 
-    @property
-    def dim(self) -> int:
-        if self._dim is None:
-            self._dim = int(self.embed_query("dimension probe").shape[0])
-        return self._dim
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return unit_rows(self.embeddings.embed_documents(list(texts)))
-
-    def embed_query(self, text: str) -> Vectors:
-        row: Vectors = unit_rows([self.embeddings.embed_query(text)])[0]
-        return row
+    def _query(self, text: str) -> list[float]:
+        return self.embeddings.embed_query(text)

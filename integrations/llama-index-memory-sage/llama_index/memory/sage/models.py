@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
 
-from sage_memory.embed.base import Vectors, unit_rows
+from sage_memory.adapters import BridgedEmbedder
 from sage_memory.llm.base import ChatResponse, Message
 
 _ROLES = {
@@ -69,7 +68,7 @@ class SageChatModel:
         return self._response(await self.llm.achat(self._messages(messages)))
 
 
-class SageEmbedder:
+class SageEmbedder(BridgedEmbedder):
     """A LlamaIndex embedding model as sage_memory's Embedder (L2-normalised float32).
 
     Keep ``name`` stable: a memory folder refuses to reopen with an embedder of another name.
@@ -83,23 +82,10 @@ class SageEmbedder:
                 f"expected a LlamaIndex BaseEmbedding, got {type(embed_model).__name__}"
             )
         self.embed_model = embed_model
-        self._name = name or f"llama-index:{embed_model.model_name}"
-        self._dim = dim
+        super().__init__(name or f"llama-index:{embed_model.model_name}", dim)
 
-    @property
-    def name(self) -> str:
-        return self._name
+    def _documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_model.get_text_embedding_batch(texts)
 
-    @property
-    def dim(self) -> int:
-        if self._dim is None:
-            self._dim = int(self.embed_query("dimension probe").shape[0])
-        return self._dim
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return unit_rows(self.embed_model.get_text_embedding_batch(list(texts)))
-
-    def embed_query(self, text: str) -> Vectors:
-        return unit_rows([self.embed_model.get_query_embedding(text)])[0]
+    def _query(self, text: str) -> list[float]:
+        return self.embed_model.get_query_embedding(text)
