@@ -1,0 +1,233 @@
+"""Long technical chats: BEAM's ten 100K-tier dev conversations.
+
+Protocol (../shared/data/README.md): every message (or chunk of at most 8,000 characters) is
+one memory "<role>: <content>" (the " ->-> i,j" marker stripped), timestamped with the latest
+time anchor seen so far plus 10 minutes per message (from 2024-01-01 when none); one scope per
+chat. For each probing question with source ids (abstention has none): evidence Recall@k over
+message ids, k = 5, 10, 20; for knowledge updates also "current first": the updated message
+ranks above the original one among the top 20 (or the original is absent and the update is
+present). SageMemory (offline defaults) beside BM25, dense MiniLM and their RRF fusion.
+
+Run: ``.venv/bin/python bench/beam.py`` (several minutes; vectors cached under bench/.cache/).
+Writes bench/results/beam.json and its section of bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import (
+    DATA,
+    RESULTS,
+    CachedMiniLM,
+    Doc,
+    Probe,
+    Tally,
+    ablated,
+    bm25_system,
+    dense_system,
+    recall_table,
+    rrf_system,
+    sage_run,
+    stamp,
+    timed,
+    write_section,
+)
+
+BEAM = DATA / "beam_dev"
+KS = (5, 10, 20)
+CHUNK = 8000
+SECTION = "## Long technical chats (BEAM dev)"
+_MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
+ABLATIONS: dict[str, dict[str, float]] = {
+    "without graph and entity evidence": {"graph": 0.0, "entity": 0.0},
+    "without neighbouring turns": {"neighbour": 0.0},
+}
+
+
+def anchor_time(text: str) -> datetime | None:
+    try:
+        return datetime.strptime(text.strip(), "%B-%d-%Y").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def load_chat(folder: Path) -> tuple[list[Doc], list[Probe]]:
+    """Messages as docs (id "<message id>" or "<message id>#<chunk>") and the probes."""
+    batches = json.loads((folder / "chat.json").read_text())
+    docs: list[Doc] = []
+    clock = datetime(2024, 1, 1, tzinfo=UTC)
+    for batch in batches:
+        for turn in batch["turns"]:
+            for msg in turn:
+                anchor = anchor_time(msg.get("time_anchor") or "")
+                if anchor is not None and anchor > clock:
+                    clock = anchor
+                clock += timedelta(minutes=10)
+                content = (
+                    _MARKER.sub("", msg["content"]) if msg["role"] == "user" else msg["content"]
+                )
+                pieces = [content[i : i + CHUNK] for i in range(0, len(content), CHUNK)] or [""]
+                for j, piece in enumerate(pieces):
+                    if not piece.strip():
+                        continue
+                    doc_id = str(msg["id"]) if j == 0 else f"{msg['id']}#{j}"
+                    docs.append(Doc(doc_id, f"{msg['role']}: {piece}", clock))
+    probes: list[Probe] = []
+    for category, questions in json.loads((folder / "probing_questions.json").read_text()).items():
+        for q in questions:
+            src = q.get("source_chat_ids")
+            if not src:
+                continue
+            groups = src if isinstance(src, dict) else {"all": src}
+            ids = frozenset(str(i) for ids in groups.values() for i in ids)
+            extra = {k: [str(i) for i in v] for k, v in groups.items()}
+            probes.append(Probe(q["question"], ids, category, extra))
+    return docs, probes
+
+
+def message_of(doc_id: str) -> str:
+    return doc_id.split("#", 1)[0]
+
+
+def dedupe_messages(found: list[str]) -> list[str]:
+    """Chunks count as their message: keep each message's first rank."""
+    return list(dict.fromkeys(message_of(d) for d in found))
+
+
+def current_first(probe: Probe, found: list[str]) -> bool:
+    updated, original = probe.extra.get("updated_info", []), probe.extra.get("original_info", [])
+    rank = {d: i for i, d in reversed(list(enumerate(found)))}
+    best_new = min((rank[i] for i in updated if i in rank), default=None)
+    best_old = min((rank[i] for i in original if i in rank), default=None)
+    return best_new is not None and (best_old is None or best_new < best_old)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    emb = CachedMiniLM()
+    tallies: dict[str, Tally] = defaultdict(lambda: Tally(KS))
+    updates: dict[str, list[bool]] = defaultdict(list)
+    ablation: dict[str, Tally] = defaultdict(lambda: Tally(KS))
+    chats = sorted((p for p in BEAM.iterdir() if p.is_dir()), key=lambda p: int(p.name))
+    if args.chats:
+        chats = [c for c in chats if c.name in set(args.chats)]
+    k = max(KS)
+    n_docs = 0
+    with tempfile.TemporaryDirectory(prefix="sage-beam-") as tmp:
+        for chat in chats:
+            docs, probes = load_chat(chat)
+            n_docs += len(docs)
+            vecs = emb.warm([d.text for d in docs])
+            sage = sage_run(docs, emb, Path(tmp) / chat.name, user_id=f"chat-{chat.name}")
+            bm25 = bm25_system(docs)
+            dense = dense_system(docs, emb, vecs)
+            systems = [sage.system(), bm25, dense, rrf_system(bm25, dense)]
+            for p in probes:
+                for s in systems:
+                    raw, ms = timed(s.search, p.text, k + 10)
+                    found = dedupe_messages(raw)[:k]
+                    tallies[s.name].add(p, found, ms)
+                    if p.category == "knowledge_update":
+                        updates[s.name].append(current_first(p, found))
+            if not args.no_ablations:
+                for name, changes in ABLATIONS.items():
+                    search = ablated(sage, changes)
+                    for p in probes:
+                        ablation[name].add(p, dedupe_messages(search(p.text, k + 10))[:k])
+            for s in systems:
+                s.close()
+            print(
+                f"chat {chat.name}: {len(docs)} memories, {len(probes)} questions", file=sys.stderr
+            )
+    results = {name: t.summary() for name, t in tallies.items()}
+    for name, flags in updates.items():
+        results[name]["current_first_pct"] = round(100 * sum(flags) / max(1, len(flags)), 1)
+        results[name]["current_first_n"] = len(flags)
+    return {
+        "dataset": f"BEAM 100K dev chats {', '.join(c.name for c in chats)}",
+        "memories": n_docs,
+        "questions": sum(t["overall"]["n"] for t in [results["sage"]]),
+        "results": results,
+        "ablations": {name: t.summary() for name, t in ablation.items()},
+        **stamp(),
+    }
+
+
+def overall_table(report: dict[str, Any]) -> str:
+    rows = [
+        "| system | R@5 | R@10 | R@20 | knowledge update: current first | p50 ms | p95 ms |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, res in report["results"].items():
+        o, lat = res["overall"], res.get("latency_ms", {})
+        rows.append(
+            f"| {name} | {o['R@5']} | {o['R@10']} | {o['R@20']} | "
+            f"{res.get('current_first_pct', '-')}% of {res.get('current_first_n', 0)} | "
+            f"{lat.get('p50', '-')} | {lat.get('p95', '-')} |"
+        )
+    return "\n".join(rows)
+
+
+def section(report: dict[str, Any]) -> str:
+    lines = [
+        SECTION,
+        "",
+        f"{report['dataset']} ({report['memories']} memories, {report['questions']} questions "
+        "with source ids), protocol in ../shared/data/README.md. Evidence recall over message "
+        "ids (chunks count as their message). Commit "
+        f"{report['commit']}, {report['when']}.",
+        "",
+        "    .venv/bin/python bench/beam.py",
+        "",
+        overall_table(report),
+        "",
+        "Per category (R@5/10/20):",
+        "",
+        recall_table(
+            {
+                n: {c: v for c, v in r.items() if isinstance(v, dict)}
+                for n, r in report["results"].items()
+            },
+            KS,
+        ),
+        "",
+    ]
+    if report["ablations"]:
+        lines += [
+            "Ablations (same stores, one part off), overall R@5/10/20: "
+            + "; ".join(
+                f"{name} {'/'.join(str(r['overall'][f'R@{k}']) for k in KS)}"
+                for name, r in report["ablations"].items()
+            ),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--chats", nargs="*", help="chat folder names (default: all ten)")
+    ap.add_argument("--no-ablations", action="store_true")
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    args = ap.parse_args(argv)
+    report = run(args)
+    print(overall_table(report))
+    if not args.no_write:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "beam.json").write_text(json.dumps(report, indent=2) + "\n")
+        write_section(SECTION, section(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""Structure questions over many near-twin worlds in one scope.
+
+The data (bench/data/structure/*.json) was written by helpers who had not read the extractor or
+the retriever, from the format in bench/data/structure/SPEC.md: small team or family histories
+(plans, blockers, requirements, taxonomies, causes, changing facts), in near-twin pairs that
+share task and tool names, a third of them ingested in shuffled order. Every world goes into
+ONE scope, so twins compete.
+
+Per question:
+- ``answer in context``: every answer string (mode "all") or one of them ("any") appears in
+  ``search(...).context`` (case- and space-insensitive);
+- ``evidence R@10``: share of the evidence memories among the top 10 memory hits;
+- ``current first`` (current_value and as_of questions): the first memory hit that states any
+  of the values (current or former) states the current one.
+Baselines (BM25, dense MiniLM, their RRF fusion) get the same evidence recall, and "answer in
+context" over the text of their top 10 memories.
+
+Run: ``.venv/bin/python bench/structure.py`` (writes bench/results/structure.json and its
+section of bench/README.md; ``--save-as first-run`` keeps a copy of a run's results under its
+own name).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import random
+import re
+import sys
+import tempfile
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import (
+    HERE,
+    RESULTS,
+    CachedMiniLM,
+    Doc,
+    Probe,
+    Tally,
+    bm25_system,
+    dense_system,
+    percentiles,
+    rrf_system,
+    sage_run,
+    stamp,
+    write_section,
+)
+
+WORLDS = HERE / "data" / "structure"
+SECTION = "## Structure questions (blind worlds)"
+K = 10
+SEED = 20261201
+
+
+def norm(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text.lower())).strip()
+
+
+def contains(haystack: str, needle: str) -> bool:
+    return f" {norm(needle)} " in f" {norm(haystack)} "
+
+
+def answered(text: str, q: dict[str, Any]) -> bool:
+    answers = [a for a in q["answers"] if a.strip()]
+    if not answers:
+        return False
+    hits = [contains(text, a) for a in answers]
+    return all(hits) if q.get("mode", "all") == "all" else any(hits)
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def load_worlds(folder: Path = WORLDS) -> list[dict[str, Any]]:
+    worlds: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("*.json")):
+        worlds.extend(json.loads(path.read_text()))
+    return worlds
+
+
+def ingest_order(worlds: list[dict[str, Any]], seed: int) -> list[Doc]:
+    """Worlds in a random order; inside a world, time order unless it is marked shuffled."""
+    rng = random.Random(seed)
+    order = list(worlds)
+    rng.shuffle(order)
+    docs: list[Doc] = []
+    for w in order:
+        mems = sorted(w["memories"], key=lambda m: m["timestamp"])
+        if w.get("shuffled"):
+            rng.shuffle(mems)
+        docs.extend(Doc(m["id"], m["text"], parse_time(m["timestamp"])) for m in mems)
+    return docs
+
+
+def first_value(texts: list[str], q: dict[str, Any]) -> str | None:
+    values = [v for v in [q.get("current"), *q.get("former", [])] if v]
+    for text in texts:
+        for v in values:
+            if contains(text, v):
+                return v
+    return None
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    worlds = load_worlds(Path(args.data))
+    docs = ingest_order(worlds, args.seed)
+    text_of = {d.id: d.text for d in docs}
+    questions = [q for w in worlds for q in w["questions"]]
+    emb = CachedMiniLM()
+    vecs = emb.warm([d.text for d in docs])
+    by_type: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    recall: dict[str, Tally] = defaultdict(lambda: Tally((K,)))
+    current: dict[str, list[bool]] = defaultdict(list)
+    latency: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="sage-structure-") as tmp:
+        sage = sage_run(docs, emb, Path(tmp) / "sage", user_id="teams")
+        stats = sage.mem.stats(user_id="teams")
+        takes_focus = "focus" in inspect.signature(sage.mem.search).parameters
+        bm25 = bm25_system(docs)
+        dense = dense_system(docs, emb, vecs)
+        baselines = [bm25, dense, rrf_system(bm25, dense)]
+        import time
+
+        for q in questions:
+            evidence = frozenset(q.get("evidence") or [])
+            probe = Probe(q["question"], evidence, q["type"]) if evidence else None
+            kw: dict[str, Any] = {}
+            if q.get("as_of"):
+                kw["as_of"] = parse_time(q["as_of"])
+            if q.get("focus") and takes_focus:
+                kw["focus"] = q["focus"]
+            t0 = time.perf_counter()
+            res = sage.result(q["question"], K, **kw)
+            latency.append((time.perf_counter() - t0) * 1000)
+            found = [sage.by_memory[h.id] for h in res.memories if h.id in sage.by_memory]
+            by_type["sage"][q["type"]].append(answered(res.context, q))
+            if probe:
+                recall["sage"].add(probe, found)
+            if q.get("current"):
+                current["sage"].append(first_value([text_of[i] for i in found], q) == q["current"])
+            for s in baselines:
+                top = s.search(q["question"], K)
+                by_type[s.name][q["type"]].append(answered("\n".join(text_of[i] for i in top), q))
+                if probe:
+                    recall[s.name].add(probe, top)
+                if q.get("current"):
+                    current[s.name].append(
+                        first_value([text_of[i] for i in top], q) == q["current"]
+                    )
+        sage.mem.close()
+    systems: dict[str, Any] = {}
+    for name, types in by_type.items():
+        flat = [x for v in types.values() for x in v]
+        systems[name] = {
+            "answer_in_context_pct": round(100 * sum(flat) / len(flat), 1),
+            "evidence_R@10": recall[name].summary()["overall"]["R@10"],
+            "current_first_pct": round(100 * sum(current[name]) / max(1, len(current[name])), 1),
+            "current_first_n": len(current[name]),
+            "by_type": {t: round(100 * sum(v) / len(v), 1) for t, v in sorted(types.items())},
+        }
+    return {
+        "worlds": len(worlds),
+        "memories": len(docs),
+        "questions": len(questions),
+        "graph": {"nodes": stats["nodes"], "edges": stats["edges"]},
+        "ingest_s": round(sage.ingest_s, 1),
+        "focus_passed": takes_focus,
+        "latency_ms": percentiles(latency),
+        "results": systems,
+        **stamp(),
+    }
+
+
+def tables(report: dict[str, Any]) -> str:
+    res = report["results"]
+    rows = [
+        "| system | answer in context | evidence R@10 | current value first |",
+        "|---|---|---|---|",
+    ]
+    for name, r in res.items():
+        rows.append(
+            f"| {name} | {r['answer_in_context_pct']}% | {r['evidence_R@10']} | "
+            f"{r['current_first_pct']}% of {r['current_first_n']} |"
+        )
+    types = sorted({t for r in res.values() for t in r["by_type"]})
+    rows += ["", "Answer in context by question type:", ""]
+    rows.append("| type | " + " | ".join(res) + " |")
+    rows.append("|---|" + "---|" * len(res))
+    for t in types:
+        rows.append(f"| {t} | " + " | ".join(f"{r['by_type'].get(t, '-')}" for r in res.values()))
+    return "\n".join(rows)
+
+
+def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
+    lines = [
+        SECTION,
+        "",
+        f"{report['worlds']} worlds ({report['memories']} memories, {report['questions']} "
+        "questions) in one scope, written blind (bench/data/structure/). SageMemory: offline "
+        f"defaults ({report['graph']['nodes']} nodes, {report['graph']['edges']} edges; search "
+        f"p50 {report['latency_ms']['p50']} ms, p95 {report['latency_ms']['p95']} ms); focus "
+        f"given to search: {'yes' if report['focus_passed'] else 'no (not supported)'}. Commit "
+        f"{report['commit']}, {report['when']}.",
+        "",
+        "    .venv/bin/python bench/structure.py",
+        "",
+        tables(report),
+        "",
+    ]
+    for name, old in saved.items():
+        s = old["results"]["sage"]
+        lines.append(
+            f"Saved run `{name}` (commit {old['commit']}, {old['when']}): sage answer in context "
+            f"{s['answer_in_context_pct']}%, evidence R@10 {s['evidence_R@10']}, current first "
+            f"{s['current_first_pct']}%."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--data", default=str(WORLDS))
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--save-as", help="also keep this run as bench/results/structure_<NAME>.json")
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    args = ap.parse_args(argv)
+    report = run(args)
+    print(tables(report))
+    if args.no_write:
+        return
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "structure.json").write_text(json.dumps(report, indent=2) + "\n")
+    if args.save_as:
+        (RESULTS / f"structure_{args.save_as}.json").write_text(json.dumps(report, indent=2) + "\n")
+    saved = {
+        p.stem.removeprefix("structure_"): json.loads(p.read_text())
+        for p in sorted(RESULTS.glob("structure_*.json"))
+    }
+    write_section(SECTION, section(report, saved))
+
+
+if __name__ == "__main__":
+    main()
