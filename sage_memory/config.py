@@ -39,6 +39,10 @@ class ExtractConfig:
     relation_types: tuple[str, ...] = ()
     #: Relations where a new value expires the previous one (lives in, works at, status...).
     single_valued: tuple[str, ...] = ("LIVES_IN", "WORKS_AT", "HAS_STATUS", "HAS_ROLE", "PREFERS")
+    #: A new value of a single-valued relation whose confidence is lower than the standing
+    #: fact's by more than this does not replace it: both are kept, the new one as a competing
+    #: claim (a CONTRADICTS edge and a review item).
+    contradiction_margin: float = 0.4
     #: Extra name aliases (lower case) merged with the built-in ones such as pd -> pandas.
     aliases: Mapping[str, str] = field(default_factory=dict)
 
@@ -146,7 +150,12 @@ def _check_settings(cfg: SageConfig) -> None:
         raise ConfigError(f"extract.mode={ex.mode!r} is unknown; use 'auto', 'rules' or 'llm'")
     _number("max_text_chars", cfg.max_text_chars, 1, 10_000_000, integer=True)
     _number("embed_batch_size", cfg.embed_batch_size, 1, 100_000, integer=True)
-    for field_name in ("fuzzy_threshold", "embedding_threshold", "ambiguous_threshold"):
+    for field_name in (
+        "fuzzy_threshold",
+        "embedding_threshold",
+        "ambiguous_threshold",
+        "contradiction_margin",
+    ):
         _number(f"extract.{field_name}", getattr(ex, field_name), 0, 1)
     _number("extract.max_context_nodes", ex.max_context_nodes, 0, 10_000, integer=True)
     for field_name in ("node_labels", "relation_types", "single_valued"):

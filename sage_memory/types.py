@@ -175,7 +175,11 @@ class Edge:
     attributes: Mapping[str, Any] = field(default_factory=dict)
 
     def is_current(self, at: datetime | None = None) -> bool:
-        """True when the fact holds at ``at`` (world time; default now) and is not expired."""
+        """True when the fact holds at ``at`` (world time; default now) and is not expired.
+
+        A competing claim (a weaker value kept beside the standing fact) never holds."""
+        if self.attributes.get("competing"):
+            return False
         if at is None:
             return self.expired_at is None and self.valid_to is None
         if self.valid_from is not None and at < self.valid_from:

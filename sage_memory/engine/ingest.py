@@ -7,8 +7,10 @@ graph and writes it into a :class:`UnitOfWork`:
   fuzzy name, name embedding) or created; an ambiguous match creates a node and records a merge
   candidate on it for the evolver's review queue;
 - each proposed edge becomes a new edge, or reinforces an identical current one;
-- a new value of a single-valued relation (lives in, works at, status...) expires the previous
-  edge (``valid_to`` and ``expired_at`` set) instead of deleting it;
+- values of a single-valued relation (lives in, works at, status...) form a timeline ordered by
+  world time (``valid_from``), whatever order they were learnt in: each value holds until the
+  next one starts, the latest is current, nothing is deleted (see engine/timeline.py); a claim
+  much less confident than the fact it contradicts is kept as a competing claim instead;
 - a negated statement expires the matching current edge, or is kept as a negated fact;
 - every touched node and edge lists the memory in its provenance.
 """
@@ -27,6 +29,7 @@ import numpy as np
 
 from sage_memory.config import ExtractConfig
 from sage_memory.embed.base import Embedder
+from sage_memory.engine.timeline import Claim, Timeline
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.extract.names import merge_aliases, normalize_name
 from sage_memory.extract.resolve import resolve_entity
@@ -47,6 +50,8 @@ class IngestOutcome:
     node_ids: list[str] = field(default_factory=list)
     edge_ids: list[str] = field(default_factory=list)
     expired_edge_ids: list[str] = field(default_factory=list)
+    #: (new claim, standing claim) pairs where a much weaker claim did not replace a fact.
+    competing: list[tuple[str, str]] = field(default_factory=list)
 
 
 class Ingestor:
@@ -65,6 +70,7 @@ class Ingestor:
         self.config = config
         self.aliases = merge_aliases(config.aliases)
         self.single_valued = frozenset(config.single_valued)
+        self._timeline = Timeline(config.contradiction_margin)
         # Entity names repeat across memories ("user", "Alice", "FastAPI"): embedding each once
         # and in one batch per add_many chunk was the largest cost of the write path.
         self._name_vectors: OrderedDict[str, Vector] = OrderedDict()
@@ -230,9 +236,13 @@ class Ingestor:
         if spec.negated:
             if same:
                 for e in same:
-                    self._expire(uow, e, valid_from, now, memory, out)
+                    self._expire(uow, e, valid_from, now, memory, out, stated_end=True)
                 return
             attributes["negated"] = True
+        elif relation in self.single_valued:
+            claim = Claim(spec, src, dst, relation, valid_from, attributes)
+            self._timeline.add(uow, memory, claim, existing, now, out)
+            return
         elif same:
             e = same[0]
             reinforced = dataclasses.replace(
@@ -244,10 +254,6 @@ class Ingestor:
             uow.put(reinforced)
             out.edge_ids.append(e.id)
             return
-        if relation in self.single_valued and not spec.negated:
-            for e in current:
-                if e.target_id != dst and not e.attributes.get("negated"):
-                    self._expire(uow, e, valid_from, now, memory, out)
         edge = Edge(
             id=new_id(),
             scope=scope,
@@ -274,8 +280,14 @@ class Ingestor:
         now: datetime,
         memory: Memory,
         out: IngestOutcome,
+        *,
+        stated_end: bool = False,
     ) -> None:
         attributes = {**edge.attributes, "superseded_by_memory": memory.id}
+        if stated_end:  # "no longer lives in ...": the end is a fact, not a later value
+            attributes["ended"] = True
+        if edge.valid_from is not None and valid_to < edge.valid_from:
+            valid_to = edge.valid_from  # an end before the start would be a malformed interval
         uow.put(dataclasses.replace(edge, valid_to=valid_to, expired_at=now, attributes=attributes))
         out.expired_edge_ids.append(edge.id)
 

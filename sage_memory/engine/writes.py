@@ -165,6 +165,7 @@ class WritePath(EngineBase):
                 outcomes.append(self._plan_add(uow, memory, vec, delta, now))
             changes = uow.commit()
             self._sync_index(changes, uow.vectors)
+            self._queue_competing_claims(scope, [out for _, out in outcomes], now)
         if self._triggers.after_add(scope, len(memories)):  # every N adds / growth by X%
             self.evolve(user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id)
         change_ids = tuple(c.id for c in changes)
@@ -182,6 +183,27 @@ class WritePath(EngineBase):
             )
             for (mem, out), delta in zip(outcomes, deltas, strict=True)
         ]
+
+    def _queue_competing_claims(self, scope: Scope, outcomes: Sequence[Any], now: datetime) -> None:
+        """A review item for each claim kept beside a much more confident fact."""
+        pairs = [pair for out in outcomes for pair in out.competing]
+        if not pairs:
+            return
+        from sage_memory.evolve.conflicts import competing_claim
+        from sage_memory.evolve.runner import to_suggestion
+
+        part = scope.partition
+        edges = {e.id: e for e in self.store.get_edges(part, [i for p in pairs for i in p])}
+        ends = {x for e in edges.values() for x in (e.source_id, e.target_id)}
+        names = {n.id: n.name for n in self.store.get_nodes(part, sorted(ends))}
+        items = [
+            to_suggestion(
+                competing_claim(edges[weak], edges[standing], now, names), part, now, None
+            )
+            for weak, standing in pairs
+            if weak in edges and standing in edges
+        ]
+        self.store.put_suggestions(items)
 
     def _extract(self, memories: Sequence[Memory], vectors: Vector) -> list[GraphDelta | None]:
         items = []

@@ -86,7 +86,8 @@ def _reinstated(edge: Edge) -> Edge:
     attributes = {
         k: v
         for k, v in edge.attributes.items()
-        if k not in ("superseded_by_memory", "superseded_by", "expired_by")
+        if k
+        not in ("superseded_by_memory", "superseded_by", "expired_by", "competing", "competes_with")
     }
     attributes["reinstated"] = True
     return dataclasses.replace(edge, valid_to=None, expired_at=None, attributes=attributes)
@@ -202,17 +203,47 @@ def edge_conflicts(
     return out
 
 
+def competing_claim(
+    weak: Edge, standing: Edge, now: datetime, names: Mapping[str, str] | None = None
+) -> Proposal:
+    """The review item for a claim kept beside a much more confident fact (engine/timeline.py).
+
+    Accepting it makes the weaker claim the value from its start and the standing fact its
+    history; rejecting it leaves both as they are.
+    """
+    votes = {"confidence": "loser"}
+    proposal = _proposal(Verdict(weak, standing, False, votes), "competing_claim", now, names or {})
+    new, old = proposal.evidence["winner"], proposal.evidence["loser"]
+    summary = (
+        f"competing claim {new['fact']!r} (confidence {new['confidence']:.2f}) against "
+        f"{old['fact']!r} (confidence {old['confidence']:.2f}): accept to make it current"
+    )
+    return dataclasses.replace(proposal, summary=summary)
+
+
 def contradictions(
-    edges: Iterable[Edge], nodes: Mapping[str, Node], now: datetime
+    edges: Iterable[Edge],
+    nodes: Mapping[str, Node],
+    now: datetime,
+    claims: Mapping[str, Edge] | None = None,
 ) -> list[Proposal]:
     """A review item for each open CONTRADICTS edge between two known nodes.
 
     Accepting one (see :func:`settle_contradiction`) lowers the confidence of the node judged
-    weaker and marks the edge resolved; nothing is deleted.
+    weaker and marks the edge resolved; nothing is deleted. A CONTRADICTS edge between two
+    competing claims of one relation (its ``claims`` attribute) becomes the claims' review item
+    (:func:`competing_claim`) when ``claims`` holds their edges.
     """
     out = []
+    names = {nid: n.name for nid, n in nodes.items()}
     for e in edges:
         if e.relation != "CONTRADICTS" or not is_current(e) or e.attributes.get("resolved"):
+            continue
+        pair = e.attributes.get("claims")
+        if pair:
+            weak, standing = (claims or {}).get(pair[0]), (claims or {}).get(pair[1])
+            if weak is not None and standing is not None and weak.attributes.get("competing"):
+                out.append(competing_claim(weak, standing, now, names))
             continue
         a, b = nodes.get(e.source_id), nodes.get(e.target_id)
         if a is None or b is None:

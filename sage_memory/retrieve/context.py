@@ -96,6 +96,8 @@ def cite(ids: Sequence[str], most: int = 3) -> str:
 
 def validity(hit: EdgeHit) -> str:
     e = hit.edge
+    if e.attributes.get("competing"):  # kept beside a more confident fact, awaiting review
+        return f"competing claim since {day(e.valid_from)}"
     if e.valid_to is not None:
         return f"{day(e.valid_from)} to {day(e.valid_to)}"
     if e.expired_at is not None:
