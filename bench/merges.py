@@ -1,0 +1,192 @@
+"""Precision of entity merges, end to end, on labelled pairs written blind.
+
+tests/data/blind/merge_pairs.jsonl holds 225 pairs of mentions (pd / pandas, PosixPath /
+WindowsPath, Paris / Marseille, a misspelt company name ...), each with two or three context
+sentences per side and a label: the same thing or not, and which name a careful editor keeps.
+
+For each pair, a fresh memory (offline defaults: rule extractor, MiniLM) takes both sides'
+context sentences through ``add``; then ``evolve(dry_run=True, operations=["merge"])`` runs.
+The system "says same" when entity resolution already made the two names one node at write
+time, or when the evolver suggests merging them. Pairs where the extractor did not produce a
+node under one of the names are counted apart ("not extracted"). Other merge suggestions made
+in the same small memory (between names the pair is not about) are counted as incidental.
+
+Splits: pairs with odd numbers are ``dev`` (what merge scoring may be tuned on), even numbers
+``heldout`` (never tuned on). Run: ``.venv/bin/python bench/merges.py`` (a few minutes).
+Writes bench/results/merges.json and its section of bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import RESULTS, ROOT, stamp, write_section  # noqa: E402
+
+PAIRS = ROOT / "tests" / "data" / "blind" / "merge_pairs.jsonl"
+SECTION = "## Entity merges (blind pairs)"
+
+
+def split_of(pair: dict[str, Any]) -> str:
+    return "dev" if int(pair["id"].rsplit("-", 1)[1]) % 2 else "heldout"
+
+
+def judge_pair(pair: dict[str, Any], embedder: Any) -> dict[str, Any]:
+    from sage_memory import NotFoundError, SageMemory
+
+    with SageMemory(embedder=embedder) as mem:
+        when = datetime(2026, 1, 1, tzinfo=UTC)
+        for side in ("a", "b"):
+            for text in pair[side]["context"]:
+                when += timedelta(hours=1)
+                mem.add(text, user_id="u", timestamp=when)
+        nodes = {}
+        for side in ("a", "b"):
+            try:
+                nodes[side] = mem.find_node(pair[side]["name"], user_id="u", exact=True)
+            except NotFoundError:
+                nodes[side] = None
+        out: dict[str, Any] = {"id": pair["id"], "same": pair["same"], "kind": pair["kind"]}
+        if nodes["a"] is None or nodes["b"] is None:
+            out["outcome"] = "not extracted"
+            return out
+        if nodes["a"].id == nodes["b"].id:
+            out["outcome"] = "merged at write"
+            out["says_same"] = True
+            return out
+        report = mem.evolve(user_id="u", dry_run=True, operations=["merge"])
+        ids = {nodes["a"].id, nodes["b"].id}
+        ours, incidental = None, 0
+        for s in report.suggestions:
+            if s.op != "merge":
+                continue
+            payload_ids = {v for v in s.payload.values() if isinstance(v, str)}
+            if ids <= payload_ids:
+                ours = s
+            else:
+                incidental += 1
+        out["incidental"] = incidental
+        out["says_same"] = ours is not None
+        out["outcome"] = "suggested" if ours is not None else "kept apart"
+        if ours is not None:
+            out["confidence"] = ours.confidence
+            keep = ours.payload.get("keep")
+            if pair.get("better") in ("a", "b") and isinstance(keep, str):
+                out["survivor_ok"] = keep == nodes[pair["better"]].id
+        return out
+
+
+def tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    judged = [r for r in rows if "says_same" in r]
+    tp = sum(1 for r in judged if r["says_same"] and r["same"])
+    fp = sum(1 for r in judged if r["says_same"] and not r["same"])
+    fn = sum(1 for r in judged if not r["says_same"] and r["same"])
+    survivors = [r["survivor_ok"] for r in judged if "survivor_ok" in r and r["same"]]
+    return {
+        "pairs": len(rows),
+        "judged": len(judged),
+        "not_extracted": sum(1 for r in rows if r["outcome"] == "not extracted"),
+        "outcomes": dict(Counter(r["outcome"] for r in rows)),
+        "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+        "recall": round(tp / (tp + fn), 3) if tp + fn else None,
+        "true_merges": tp,
+        "false_merges": fp,
+        "survivor_right": f"{sum(survivors)}/{len(survivors)}",
+        "incidental_suggestions": sum(r.get("incidental", 0) for r in rows),
+        "false_by_kind": dict(
+            Counter(r["kind"] for r in judged if r["says_same"] and not r["same"])
+        ),
+    }
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from sage_memory.embed.minilm import default_embedder
+
+    pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    if args.limit:
+        pairs = pairs[: args.limit]
+    embedder = default_embedder()
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for pair in pairs:
+        rows[split_of(pair)].append(judge_pair(pair, embedder))
+    return {
+        "pairs": len(pairs),
+        "splits": {name: tally(r) for name, r in sorted(rows.items())},
+        "rows": [r for split in rows.values() for r in split],
+        **stamp(),
+    }
+
+
+def table(report: dict[str, Any]) -> str:
+    lines = [
+        "| split | pairs | judged | precision | recall | false merges | survivor right "
+        "| incidental suggestions |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, t in report["splits"].items():
+        lines.append(
+            f"| {name} | {t['pairs']} | {t['judged']} | {t['precision']} | {t['recall']} | "
+            f"{t['false_merges']} | {t['survivor_right']} | {t['incidental_suggestions']} |"
+        )
+    return "\n".join(lines)
+
+
+def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
+    lines = [
+        SECTION,
+        "",
+        f"{report['pairs']} labelled pairs written blind (tests/data/blind/merge_pairs.jsonl); "
+        "each pair's context sentences go through `add` in a fresh memory, then a dry-run "
+        'merge pass. "Judged" excludes pairs where the extractor made no node under one of '
+        "the names. Precision counts write-time merges and merge suggestions alike. Commit "
+        f"{report['commit']}, {report['when']}.",
+        "",
+        "    .venv/bin/python bench/merges.py",
+        "",
+        table(report),
+        "",
+    ]
+    for name, t in report["splits"].items():
+        if t["false_by_kind"]:
+            lines.append(f"False merges in {name}, by kind: {t['false_by_kind']}.")
+    for name, old in saved.items():
+        lines.append("")
+        lines.append(f"Saved run `{name}` (commit {old['commit']}, {old['when']}):")
+        lines.append("")
+        lines.append(table(old))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--save-as", help="also keep this run as bench/results/merges_<NAME>.json")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+    report = run(args)
+    print(table(report))
+    for name, t in report["splits"].items():
+        print(name, t["outcomes"], "false by kind:", t["false_by_kind"])
+    if args.no_write:
+        return
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "merges.json").write_text(json.dumps(report, indent=2) + "\n")
+    if args.save_as:
+        (RESULTS / f"merges_{args.save_as}.json").write_text(json.dumps(report, indent=2) + "\n")
+    saved = {
+        p.stem.removeprefix("merges_"): json.loads(p.read_text())
+        for p in sorted(RESULTS.glob("merges_*.json"))
+    }
+    write_section(SECTION, section(report, saved))
+
+
+if __name__ == "__main__":
+    main()
