@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import RESULTS, ROOT, stamp, write_section  # noqa: E402
+from common import RESULTS, ROOT, stamp, write_section
 
 PAIRS = ROOT / "tests" / "data" / "blind" / "merge_pairs.jsonl"
 SECTION = "## Entity merges (blind pairs)"
