@@ -14,7 +14,7 @@ Splits of ``tests/data/extraction_labelled.jsonl`` (all sentences written for th
   ``BLIND_FIRST_RUN``. A few generic bugs its misses revealed were fixed afterwards, so later
   blind scores are no longer blind. The first figure is the honest estimate for new text.
 
-Labelling conventions: names as :func:`normalize_name` leaves them (no leading article or
+Labelling conventions: names as :func:`node_key` leaves them (no leading article or
 possessive pronoun, aliases applied); "I"/"we" is the person "user" unless the item has a scope
 (then its user id); task names keep the user's words ("design the database", gerunds stay);
 a status is the target value node (done, in progress, blocked, on hold, pending); a phrase
@@ -23,7 +23,7 @@ USES edges to what it used and Steps with PRECEDES for "first ... then".
 
 Matching rules:
 
-* Names are compared after :func:`sage_memory.extract.text.normalize_name` (lower case, no
+* Names are compared after :func:`sage_memory.entities.names.node_key` (lower case, no
   leading article, aliases such as ``pd`` -> ``pandas``). A node matches on its name alone;
   label agreement of matched nodes is reported separately.
 * An edge matches on (source, relation, target, negated).
@@ -51,9 +51,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sage_memory.entities.names import node_key  # noqa: E402
 from sage_memory.extract.base import ExtractionContext  # noqa: E402
 from sage_memory.extract.rules import RuleExtractor  # noqa: E402
-from sage_memory.extract.text import normalize_name, split_sentences  # noqa: E402
+from sage_memory.extract.text import split_sentences  # noqa: E402
 from sage_memory.types import GraphDelta, Memory, Scope  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "extraction_labelled.jsonl"
@@ -134,7 +135,7 @@ def tolerant(edge: Edge) -> Edge:
 
 def predicted_sets(delta: GraphDelta) -> tuple[set[str], set[Edge], dict[str, str], int]:
     """Normalised node names, edges, node labels and the co-occurrence edge count."""
-    names = {n.key: normalize_name(n.name) for n in delta.nodes}
+    names = {n.key: node_key(n.name) for n in delta.nodes}
     labels = {names[n.key]: n.label for n in delta.nodes}
     edges: set[Edge] = set()
     weak = 0
@@ -148,8 +149,8 @@ def predicted_sets(delta: GraphDelta) -> tuple[set[str], set[Edge], dict[str, st
 
 def expected_sets(item: dict[str, Any]) -> tuple[set[str], set[Edge], dict[str, str]]:
     """Normalised expected node names, edges and labels of an item."""
-    nodes = {normalize_name(n): label for n, label in item.get("nodes", [])}
-    edges = {(normalize_name(s), r, normalize_name(t), bool(neg)) for s, r, t, neg in item["edges"]}
+    nodes = {node_key(n): label for n, label in item.get("nodes", [])}
+    edges = {(node_key(s), r, node_key(t), bool(neg)) for s, r, t, neg in item["edges"]}
     return set(nodes), edges, nodes
 
 

@@ -31,8 +31,8 @@ from sage_memory.config import ExtractConfig
 from sage_memory.embed.base import Embedder
 from sage_memory.engine.timeline import Claim, Timeline
 from sage_memory.engine.unit import UnitOfWork
-from sage_memory.extract.names import merge_aliases, normalize_name
-from sage_memory.extract.resolve import resolve_entity
+from sage_memory.entities.names import match_key, merge_aliases
+from sage_memory.entities.resolution import resolve_entity
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.schema import Schema
 from sage_memory.store.base import Vector
@@ -135,7 +135,7 @@ class Ingestor:
         self, uow: UnitOfWork, memory: Memory, spec: NodeSpec, vec: Vector, now: datetime
     ) -> Node:
         scope = memory.scope.partition
-        norm = normalize_name(spec.name, self.aliases, builtin=False)
+        norm = match_key(spec.name, self.aliases, builtin=False)
         lookup = [spec.name, norm, *spec.aliases]
         candidates = {n.id: n for n in uow.find_nodes(scope, lookup)}
         cand_vectors: dict[str, Vector] = {}

@@ -181,9 +181,9 @@ class ReadPath(EngineBase):
         by_id = self.store.get_nodes(scope, [name_or_id])
         if by_id:
             return by_id[0]
-        from sage_memory.extract.names import merge_aliases, normalize_name
+        from sage_memory.entities.names import match_key, merge_aliases
 
-        norm = normalize_name(name_or_id, merge_aliases(self.config.extract.aliases), builtin=False)
+        norm = match_key(name_or_id, merge_aliases(self.config.extract.aliases), builtin=False)
         named = self.store.find_nodes(scope, [name_or_id, norm])
         if named:
             return max(named, key=lambda n: (len(n.memory_ids), n.salience))

@@ -3,8 +3,8 @@
 Merge evidence, each reported with the suggestion:
 
 - names: the same canonical name once aliases apply (``pd.read_csv`` = ``pandas.read_csv``,
-  via :mod:`sage_memory.extract.names`), else the fuzzy similarity of the names
-  (:func:`sage_memory.extract.resolve.name_similarity`);
+  via :mod:`sage_memory.entities.names`), else the fuzzy similarity of the names
+  (:func:`sage_memory.entities.resolution.name_similarity`);
 - embeddings: cosine similarity of the name vectors;
 - neighbours: the Jaccard overlap of the two nodes' neighbours, counted fully from two shared
   neighbours on ("deep learning" and "deep neural networks" sit among the same things).
@@ -39,9 +39,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sage_memory.entities.names import match_key
+from sage_memory.entities.resolution import cosine, labels_compatible, name_similarity
 from sage_memory.evolve.proposal import Proposal, is_current, pair_key
-from sage_memory.extract.names import normalize_name
-from sage_memory.extract.resolve import cosine, labels_compatible, name_similarity
 from sage_memory.store.base import name_key
 from sage_memory.types import Edge, Node, new_id
 
@@ -58,9 +58,7 @@ SPLIT_MIN_DEGREE = 8
 
 def canonical_names(node: Node, aliases: Mapping[str, str]) -> set[str]:
     """The normal forms of a node's name and aliases (``aliases`` from ``merge_aliases``)."""
-    return {
-        f for n in (node.name, *node.aliases) if (f := normalize_name(n, aliases, builtin=False))
-    }
+    return {f for n in (node.name, *node.aliases) if (f := match_key(n, aliases, builtin=False))}
 
 
 def merge_score(
@@ -80,7 +78,7 @@ def merge_score(
     Args:
         a: One node.
         b: The other (same partition).
-        aliases: The alias table (:func:`sage_memory.extract.names.merge_aliases`).
+        aliases: The alias table (:func:`sage_memory.entities.names.merge_aliases`).
         vector_a: Embedding of ``a``'s name, when stored.
         vector_b: Embedding of ``b``'s name, when stored.
         neighbours_a: Ids of the nodes ``a`` has current edges with.
@@ -141,9 +139,7 @@ def choose_keep(
     table = aliases or {}
 
     def rank(n: Node) -> tuple[int, int, int, datetime, str]:
-        canonical = normalize_name(n.name, table, builtin=False) == " ".join(
-            n.name.casefold().split()
-        )
+        canonical = match_key(n.name, table, builtin=False) == " ".join(n.name.casefold().split())
         return (-len(n.memory_ids), -degree.get(n.id, 0), 0 if canonical else 1, n.created_at, n.id)
 
     return (a, b) if rank(a) <= rank(b) else (b, a)

@@ -31,10 +31,10 @@ from typing import Any
 
 from sage_memory.config import SageConfig
 from sage_memory.embed.base import Embedder
+from sage_memory.entities.names import merge_aliases
 from sage_memory.errors import NotFoundError, ValidationError
 from sage_memory.evolve import conflicts, discovery, hygiene, reinforce
 from sage_memory.evolve.proposal import Overlay, Proposal, Workspace, apply_to, is_current
-from sage_memory.extract.names import merge_aliases
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
 from sage_memory.store.base import GraphStore

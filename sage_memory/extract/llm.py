@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from sage_memory.config import ExtractConfig
+from sage_memory.entities.names import merge_aliases
 from sage_memory.errors import ExtractionError
 from sage_memory.extract.base import ExtractionContext, Extractor
-from sage_memory.extract.names import merge_aliases
 from sage_memory.extract.parse import parse_extraction
 from sage_memory.extract.prompts import (
     EXTRACTION_JSON_SCHEMA,

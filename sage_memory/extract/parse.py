@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
+from sage_memory.entities.names import match_key, merge_aliases
 from sage_memory.errors import ExtractionError
-from sage_memory.extract.names import merge_aliases, normalize_name
 from sage_memory.schema import Schema
 from sage_memory.types import EdgeSpec, GraphDelta, MemoryKind, NodeSpec
 
@@ -325,7 +325,7 @@ class _DeltaBuilder:
         self.edge_keys: set[tuple[str, str, str, bool, str]] = set()
 
     def _norm(self, name: str) -> str:
-        return normalize_name(name, self.aliases, builtin=False)
+        return match_key(name, self.aliases, builtin=False)
 
     def node(self, name: str, label: str, confidence: float) -> str | None:
         """The key of the node called ``name``, creating it if there is room."""

@@ -29,8 +29,8 @@ from datetime import datetime
 from typing import Any
 
 from sage_memory.config import ExtractConfig
+from sage_memory.entities.names import display_key, display_name, merge_aliases, strip_private
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.extract.names import merge_aliases
 from sage_memory.extract.patterns import (
     RawRelation,
     clean_phrase,
@@ -53,15 +53,12 @@ from sage_memory.extract.text import (
     Masked,
     Mention,
     content_words,
-    display_name,
     find_proper_names,
     head_word,
     leading_np,
-    name_key,
     prepare,
     split_sentences,
     stem,
-    strip_private,
     trailing_np,
     word_set,
 )
@@ -311,7 +308,7 @@ class _Builder:
 
     def _node(self, name: str, label: str, *, standalone: bool = False, conf: float = 0.8) -> str:
         display = display_name(name, self.aliases)
-        key = name_key(display)
+        key = display_key(display)
         if not key or len(key) > 200:
             return ""
         node = self.nodes.get(key)

@@ -1,4 +1,4 @@
-"""Pure text helpers for the rule extractor: sentences, names, code identifiers, noun phrases.
+"""Pure text helpers for the rule extractor: sentences, code identifiers, noun phrases.
 
 Nothing here knows about graphs. The functions are small, total (they never raise on odd text)
 and use only pre-compiled regular expressions and a few hand-written word lists, so the
@@ -9,25 +9,22 @@ Masked text: the extractor replaces code identifiers, quoted terms and error mes
 placeholders (``\\ue000<n>\\ue001``) and time expressions by ``\\ue002`` before it runs its
 patterns, so a dot in ``pandas.read_csv`` or the words inside ``relation 'x' does not exist``
 cannot confuse a sentence or a relation pattern. Private-use characters cannot occur in user
-text because :func:`strip_private` removes them first.
+text because :func:`~sage_memory.entities.names.strip_private` removes them first.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from sage_memory.extract.names import BUILTIN_ALIASES, merge_aliases
 from sage_memory.extract.timeparse import TimeMention, resolve_times
 
 PH_OPEN = "\ue000"
 PH_CLOSE = "\ue001"
 TIME_MARK = "\ue002"
-_PRIVATE = re.compile("[\ue000-\uf8ff]")
 PLACEHOLDER_RE = re.compile(PH_OPEN + r"(\d+)" + PH_CLOSE)
 
 
@@ -52,11 +49,6 @@ class Mention(NamedTuple):
 def placeholder(index: int) -> str:
     """The masking token for the ``index``-th entity of a sentence."""
     return f"{PH_OPEN}{index}{PH_CLOSE}"
-
-
-def strip_private(text: str) -> str:
-    """Remove private-use characters so they can serve as placeholders."""
-    return _PRIVATE.sub("", text)
 
 
 # --- word lists ---------------------------------------------------------------------------
@@ -281,90 +273,6 @@ def _append(out: list[Segment], text: str, start: int, end: int) -> None:
         return
     offset = start + (len(piece) - len(piece.lstrip()))
     out.append(Segment(offset, offset + len(stripped), stripped))
-
-
-# --- names --------------------------------------------------------------------------------
-
-_CODE_LIKE = re.compile(
-    r"^[A-Za-z_][\w]*(?:(?:\.[A-Za-z_]\w*)|\[[^\]]*\]|\([^)]*\))+$|^[A-Za-z]\w*_\w+$|\(\)"
-)
-_END_PUNCT = " \t\n.,;:!?\"'`()[]{}<>*_-–—…"
-_POSSESSIVE = re.compile(r"(?<=\w)(?:'s|s')(?=\s|$)")
-_SPACES = re.compile(r"\s+")
-_TOKEN_SPLIT = re.compile(r"(\s+)")
-_LEADING_DET = re.compile(
-    r"(?i)^(?:(?:the|a|an|this|that|these|those|my|your|our|their|his|her|its|some|every|each)\s+)+"
-)
-
-
-def looks_like_code(name: str) -> bool:
-    """True for ``pd.read_csv``, ``df['amount'].sum()``, ``open()``, ``total_sales``."""
-    return bool(_CODE_LIKE.search(name.strip()))
-
-
-def _alias_token(token: str, aliases: Mapping[str, str]) -> str:
-    low = token.lower()
-    if low in aliases:
-        return aliases[low]
-    head, dot, rest = low.partition(".")
-    # only the module prefix of a dotted name is aliased: "pd.read_csv" but not "node.js"
-    if dot and head in aliases and rest and not rest.isdigit():
-        return aliases[head] + "." + rest
-    return token
-
-
-def display_name(name: str, aliases: Mapping[str, str] | None = None) -> str:
-    """A cleaned name that keeps its case: no leading article, aliases applied.
-
-    ``aliases`` is a complete, lower-case table (see
-    :func:`~sage_memory.extract.names.merge_aliases`); the built-in one when None.
-    """
-    table = BUILTIN_ALIASES if aliases is None else aliases
-    text = _SPACES.sub(" ", unicodedata.normalize("NFKC", strip_private(name))).strip()
-    if not text:
-        return ""
-    if looks_like_code(text) and " " not in text:
-        return _alias_token(text, table)
-    # keep the closing bracket of "used df['x'].sum()"; strip one that has no opener
-    ends = _END_PUNCT.replace(")", "") if text.count("(") == text.count(")") else _END_PUNCT
-    ends = ends.replace("]", "") if text.count("[") == text.count("]") else ends
-    text = _LEADING_DET.sub("", text.strip(ends))
-    text = _POSSESSIVE.sub("", text).strip(ends)
-    whole = table.get(text.lower())
-    if whole is not None:
-        return whole
-    parts = _TOKEN_SPLIT.split(text)
-    return "".join(p if p.isspace() else _alias_token(p, table) for p in parts).strip()
-
-
-def normalize_name(name: str, aliases: Mapping[str, str] | None = None) -> str:
-    """The rule extractor's key of a name (code identifiers kept intact).
-
-    Unlike :func:`sage_memory.extract.names.normalize_name`, the resolver's comparison form,
-    this keeps the brackets, quotes and parentheses of code (``df['amount'].sum()`` must not
-    collide with ``df.amount.sum``) and strips possessives; both share the alias table.
-
-    Lower case; no leading article ("the", "a", "an"; also demonstratives and possessive
-    pronouns); possessive ``'s`` removed; punctuation stripped at the ends; spaces collapsed;
-    aliases applied to a whole name or to whole tokens (``pd`` -> ``pandas``) and to the module
-    prefix of a dotted name (``pd.read_csv`` -> ``pandas.read_csv``), never inside a token
-    (``node.js`` stays). Code identifiers keep their brackets and quotes.
-
-    Args:
-        name: the surface form.
-        aliases: extra aliases (short form -> canonical), merged over the built-in ones.
-
-    Returns:
-        The key, possibly empty when ``name`` held only punctuation or articles.
-    """
-    table = BUILTIN_ALIASES if aliases is None else merge_aliases(aliases)
-    return name_key(display_name(name, table))
-
-
-def name_key(display: str) -> str:
-    """The key of a name already cleaned by :func:`display_name` (case folded)."""
-    key = unicodedata.normalize("NFKC", display.casefold())
-    return key if looks_like_code(key) else _SPACES.sub(" ", key).strip(_END_PUNCT)
 
 
 # --- mentions -----------------------------------------------------------------------------

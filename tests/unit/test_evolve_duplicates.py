@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from sage_memory.entities.names import merge_aliases
 from sage_memory.evolve import duplicates
-from sage_memory.extract.names import merge_aliases
 from sage_memory.types import Edge, Node, Scope
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)

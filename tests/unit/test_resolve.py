@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from sage_memory.config import ExtractConfig
-from sage_memory.extract.names import normalize_name
-from sage_memory.extract.resolve import labels_compatible, name_similarity, resolve_entity
+from sage_memory.entities.names import match_key
+from sage_memory.entities.resolution import labels_compatible, name_similarity, resolve_entity
 from sage_memory.types import Node, NodeSpec, Scope
 
 SCOPE = Scope(user_id="alice")
@@ -48,15 +48,15 @@ def spec(name: str, label: str = "Entity", *aliases: str) -> NodeSpec:
         ("!!!", ""),
     ],
 )
-def test_normalize_name(raw: str, expected: str) -> None:
-    assert normalize_name(raw) == expected
+def test_match_key(raw: str, expected: str) -> None:
+    assert match_key(raw) == expected
 
 
 def test_user_aliases_extend_and_override() -> None:
     aliases = {"Big Apple": "New York City", "pd": "pandas-dev"}
-    assert normalize_name("the big apple", aliases) == "new york city"
-    assert normalize_name("pd", aliases) == "pandas-dev"
-    assert normalize_name("np", aliases) == "numpy"
+    assert match_key("the big apple", aliases) == "new york city"
+    assert match_key("pd", aliases) == "pandas-dev"
+    assert match_key("np", aliases) == "numpy"
 
 
 def test_exact_match_ignores_case_punctuation_and_articles() -> None:

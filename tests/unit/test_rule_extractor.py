@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sage_memory.config import ExtractConfig
+from sage_memory.entities.names import node_key
 from sage_memory.extract.base import ExtractionContext, Extractor
 from sage_memory.extract.rules import RuleExtractor
-from sage_memory.extract.text import normalize_name
 from sage_memory.schema import NODE_LABELS, RELATION_TYPES
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, Node, NodeSpec, Scope
 
@@ -49,14 +49,14 @@ class View:
     def __init__(self, delta: GraphDelta) -> None:
         assert delta.error is None, delta.error
         self.delta = delta
-        self.key_name = {n.key: normalize_name(n.name) for n in delta.nodes}
-        self.nodes = {normalize_name(n.name): n for n in delta.nodes}
+        self.key_name = {n.key: node_key(n.name) for n in delta.nodes}
+        self.nodes = {node_key(n.name): n for n in delta.nodes}
 
     def node(self, name: str) -> NodeSpec:
-        return self.nodes[normalize_name(name)]
+        return self.nodes[node_key(name)]
 
     def edges(self, src: str, rel: str, dst: str) -> list[EdgeSpec]:
-        s, d = normalize_name(src), normalize_name(dst)
+        s, d = node_key(src), node_key(dst)
         return [
             e for e in self.delta.edges
             if (self.key_name[e.source], e.relation, self.key_name[e.target]) == (s, rel, d)

@@ -8,18 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sage_memory.entities.names import display_name, looks_like_code, node_key
 from sage_memory.extract.text import (
     TIME_MARK,
     content_words,
-    display_name,
     find_code_mentions,
     find_proper_names,
     find_quoted,
     find_user_ids,
     head_word,
     leading_np,
-    looks_like_code,
-    normalize_name,
     prepare,
     split_list,
     split_sentences,
@@ -97,13 +95,13 @@ def test_sentence_offsets_point_at_their_text(text: str) -> None:
         ("", ""),
     ],
 )
-def test_normalize_name(name: str, key: str) -> None:
-    assert normalize_name(name) == key
+def test_node_key(name: str, key: str) -> None:
+    assert node_key(name) == key
 
 
 def test_user_aliases_are_merged_with_the_built_in_ones() -> None:
-    assert normalize_name("NYC", {"nyc": "new york city"}) == "new york city"
-    assert normalize_name("pd.concat", {"nyc": "new york city"}) == "pandas.concat"
+    assert node_key("NYC", {"nyc": "new york city"}) == "new york city"
+    assert node_key("pd.concat", {"nyc": "new york city"}) == "pandas.concat"
 
 
 def test_display_name_keeps_case_but_applies_aliases() -> None:
@@ -113,9 +111,9 @@ def test_display_name_keeps_case_but_applies_aliases() -> None:
 
 @given(st.text(max_size=60))
 @settings(max_examples=300, deadline=None)
-def test_normalize_name_is_idempotent_and_total(name: str) -> None:
-    key = normalize_name(name)
-    assert normalize_name(key) == key
+def test_node_key_is_idempotent_and_total(name: str) -> None:
+    key = node_key(name)
+    assert node_key(key) == key
 
 
 def test_looks_like_code() -> None:

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sage_memory.config import ExtractConfig
-from sage_memory.extract.names import merge_aliases, normalize_name
+from sage_memory.entities.names import match_key, merge_aliases
 from sage_memory.types import Node, NodeSpec
 
 try:  # rapidfuzz is a core dependency, but stay usable if a slim install lacks it
@@ -140,7 +140,7 @@ def cosine(a: NDArray[np.floating], b: NDArray[np.floating]) -> float:
 
 def _canonical(names: Iterable[str], table: Mapping[str, str]) -> set[str]:
     """The normal forms of a node's names, aliases applied; empty ones left out."""
-    return {form for n in names if (form := normalize_name(n, table, builtin=False))}
+    return {form for n in names if (form := match_key(n, table, builtin=False))}
 
 
 def resolve_entity(
@@ -165,7 +165,7 @@ def resolve_entity(
         The match (or none) and the ambiguous near-matches.
     """
     table = merge_aliases(config.aliases)
-    spec_name = normalize_name(spec.name, None, builtin=False)
+    spec_name = match_key(spec.name, None, builtin=False)
     spec_canon = _canonical((spec.name, *spec.aliases), table)
     if not spec_canon:
         return Resolution(None)
@@ -185,7 +185,7 @@ def resolve_entity(
         if spec_vector is not None and candidate_vectors and node.id in candidate_vectors:
             embedded = cosine(spec_vector, candidate_vectors[node.id])
         match: tuple[int, ResolutionMethod, float] | None = None
-        if spec_name and spec_name == normalize_name(node.name, None, builtin=False):
+        if spec_name and spec_name == match_key(node.name, None, builtin=False):
             match = (0, "exact", 1.0)
         elif spec_canon & canon:
             match = (1, "alias", 1.0)
