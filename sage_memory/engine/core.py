@@ -21,6 +21,7 @@ import numpy as np
 from sage_memory.config import SageConfig
 from sage_memory.embed import make_embedder
 from sage_memory.embed.base import Embedder
+from sage_memory.embed.tokens import LazyCounter, default_counter
 from sage_memory.engine.ingest import Ingestor
 from sage_memory.errors import (
     ConfigError,
@@ -136,7 +137,13 @@ class SageMemory(WritePath, ReadPath, EvolutionOps, MaintenanceOps):
             self._ingestor = Ingestor(self.index, self.embedder, self.schema, self.config.extract)
             from sage_memory.retrieve import Retriever
 
-            self.retriever = Retriever(self.store, self.index, self.embedder, self.config.retrieve)
+            self.retriever = Retriever(
+                self.store,
+                self.index,
+                self.embedder,
+                self.config.retrieve,
+                counter=LazyCounter(default_counter),
+            )
             self._reconcile_or_rebuild(own_index=index is None)
             self._wire_evolver()
         except BaseException:

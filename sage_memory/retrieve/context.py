@@ -5,83 +5,22 @@ chains), related background (source memories), history (facts that no longer hol
 cites memory ids (8-character prefixes); facts carry their validity dates. Lines are added in
 rank order until the budget is spent; a long memory is cut rather than dropped when there is
 room for a useful part of it.
+
+Tokens are counted by the :data:`~sage_memory.embed.tokens.TokenCounter` the engine passes in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
+from sage_memory.embed.tokens import TokenCounter, count_all
 from sage_memory.types import EdgeHit, MemoryHit
-
-TokenCounter = Callable[[str], int]
 
 CORE = "Core facts"
 NEXT = "Next steps"
 BACKGROUND = "Related background"
 HISTORY = "History"
-
-
-def approx_tokens(text: str) -> int:
-    """A cheap token estimate (about 4 characters per token) when no tokenizer is at hand."""
-    return max(1, (len(text) + 3) // 4)
-
-
-class WordPieceCounter:
-    """Counts tokens with the MiniLM WordPiece tokenizer (offline), one text or a batch."""
-
-    #: Lines remembered; the same memory lines come back query after query.
-    CACHE_SIZE = 20_000
-
-    def __init__(self, tokenizer: Any) -> None:
-        self._tok = tokenizer
-        self._known: dict[str, int] = {}
-
-    def __call__(self, text: str) -> int:
-        n = self._known.get(text)
-        if n is None:
-            n = len(self._tok.encode(text, add_special_tokens=False).ids)
-            self._remember(text, n)
-        return n
-
-    def _remember(self, text: str, n: int) -> None:
-        if len(self._known) >= self.CACHE_SIZE:
-            self._known.clear()  # crude, but bounded and rarely hit
-        self._known[text] = n
-
-    def many(self, texts: Sequence[str]) -> list[int]:
-        """Counts of many texts; unseen ones go to the tokenizer in one call."""
-        todo = list(dict.fromkeys(t for t in texts if t not in self._known))
-        if len(todo) > 8:
-            for text, enc in zip(
-                todo, self._tok.encode_batch(todo, add_special_tokens=False), strict=True
-            ):
-                self._remember(text, len(enc.ids))
-        return [self(t) for t in texts]
-
-
-def default_counter() -> TokenCounter:
-    """The MiniLM WordPiece tokenizer when its files are installed, else an estimate."""
-    try:
-        from tokenizers import Tokenizer
-
-        from sage_memory.embed.minilm import model_dir
-
-        tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
-        tok.no_truncation()
-        tok.no_padding()
-        return WordPieceCounter(tok)
-    except Exception:  # missing weights: an estimate is better than failing a search
-        return approx_tokens
-
-
-def count_all(count: TokenCounter, texts: Sequence[str]) -> list[int]:
-    """Token counts of ``texts``, batched when the counter can batch."""
-    many = getattr(count, "many", None)
-    if callable(many):
-        return list(many(texts))
-    return [count(t) for t in texts]
 
 
 def day(d: datetime | None) -> str:

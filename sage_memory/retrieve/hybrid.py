@@ -27,6 +27,7 @@ from datetime import datetime
 
 from sage_memory.config import RetrieveConfig
 from sage_memory.embed.base import Embedder
+from sage_memory.embed.tokens import TokenCounter
 from sage_memory.index.base import VectorIndex
 from sage_memory.retrieve import context as ctx
 from sage_memory.retrieve.answer import StructureView, structure_view
@@ -48,8 +49,8 @@ class Retriever:
         index: the vector index (collections per partition).
         embedder: embeds the query.
         config: limits and the fusion preset (``RetrieveConfig.preset``).
-        counter: counts tokens for the context budget (default: the MiniLM tokenizer when
-            installed, else an estimate).
+        counter: counts tokens for the context budget; the engine chooses it
+            (:func:`sage_memory.embed.tokens.default_counter` unless told otherwise).
     """
 
     def __init__(
@@ -58,7 +59,7 @@ class Retriever:
         index: VectorIndex,
         embedder: Embedder,
         config: RetrieveConfig,
-        counter: ctx.TokenCounter | None = None,
+        counter: TokenCounter,
     ) -> None:
         self.store = store
         self.index = index
@@ -66,7 +67,7 @@ class Retriever:
         self.config = config
         self.weights = preset(config.preset)
         check_weights(self.weights)
-        self._counter = counter
+        self.count_tokens = counter
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
@@ -83,12 +84,6 @@ class Retriever:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
-
-    @property
-    def count_tokens(self) -> ctx.TokenCounter:
-        if self._counter is None:
-            self._counter = ctx.default_counter()
-        return self._counter
 
     # -- the search ------------------------------------------------------------------------
     def search(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from sage_memory.store.lexical import STOPWORDS
+from sage_memory.words import QUERY_STOPWORDS
 
 Grain = Literal["day", "week", "month", "year"]
 Structure = Literal["next", "after", "before", "requires", "path"]
@@ -188,7 +188,7 @@ def _phrases(query: str, longest: int = 4, limit: int = 60) -> tuple[str, ...]:
 
 def _filler(word: str) -> bool:
     low = re.sub(r"['’]s$", "", word.casefold())
-    return low in _QUESTION_WORDS or low in STOPWORDS or len(low) < 2
+    return low in _QUESTION_WORDS or low in QUERY_STOPWORDS or len(low) < 2
 
 
 def _month_span(year: int, month: int) -> tuple[datetime, datetime]:

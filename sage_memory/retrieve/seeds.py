@@ -18,8 +18,8 @@ from rapidfuzz import fuzz, process
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.store.base import Vector, name_key
-from sage_memory.store.lexical import STOPWORDS
 from sage_memory.types import Node, Scope
+from sage_memory.words import QUERY_STOPWORDS
 
 #: Ratio (0-100) from which a query phrase fuzzily names a node ("FastAPi" ~ "FastAPI").
 FUZZY_CUTOFF = 88
@@ -150,4 +150,4 @@ def _score_candidates(
 
 
 def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS}
+    return {w for w in _WORD.findall(text.casefold()) if w not in QUERY_STOPWORDS}

@@ -1,92 +1,15 @@
 """Lexical scoring for stores without a full-text engine: a small incremental BM25 index.
 
-The SQLite store uses FTS5 instead; both share :func:`query_terms`, so they agree on which
-words of a query count.
+The SQLite store uses FTS5 instead; both take their terms from :mod:`sage_memory.words`, so
+they agree on which words of a query count.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-#: Words too common to help a lexical match; they only add noise and cost.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
-)
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-case word tokens."""
-    return _WORD.findall(text.casefold())
-
-
-def query_terms(text: str, limit: int = 64) -> list[str]:
-    """Distinct meaningful words of a query; all words when every one is a stopword."""
-    words = tokens(text)
-    kept = list(dict.fromkeys(w for w in words if w not in STOPWORDS))
-    return (kept or list(dict.fromkeys(words)))[:limit]
+from sage_memory.words import query_terms, word_tokens
 
 
 class BM25Index:
@@ -104,7 +27,7 @@ class BM25Index:
 
     def add(self, doc_id: str, text: str) -> None:
         self.remove(doc_id)
-        counts = Counter(tokens(text))
+        counts = Counter(word_tokens(text))
         for term, tf in counts.items():
             self._postings[term][doc_id] = tf
         length = sum(counts.values())

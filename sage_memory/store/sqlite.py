@@ -32,7 +32,6 @@ from sage_memory.store.base import (
     Vector,
     name_key,
 )
-from sage_memory.store.lexical import query_terms
 from sage_memory.store.sqlite_evolver import SQLiteEvolverState, chunks
 from sage_memory.types import (
     Change,
@@ -41,6 +40,7 @@ from sage_memory.types import (
     Node,
     Scope,
 )
+from sage_memory.words import query_terms
 
 SCHEMA_VERSION = "1"
 

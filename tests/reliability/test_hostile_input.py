@@ -53,10 +53,10 @@ from sage_memory.extract.llm import LLMExtractor
 from sage_memory.extract.parse import parse_extraction
 from sage_memory.index.numpy import NumpyVectorIndex
 from sage_memory.schema import Schema
-from sage_memory.store.lexical import query_terms
 from sage_memory.store.sqlite import SQLiteGraphStore
 from sage_memory.testing.fakes import ScriptedChatModel
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, NodeSpec
+from sage_memory.words import query_terms
 
 
 class EchoExtractor:

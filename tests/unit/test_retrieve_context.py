@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from sage_memory.embed import tokens
 from sage_memory.retrieve import context as ctx
 from sage_memory.types import Edge, EdgeHit, Memory, MemoryHit, Scope
 
@@ -14,9 +15,9 @@ U = Scope("u")
 
 
 @pytest.fixture(scope="module")
-def count() -> ctx.TokenCounter:
-    counter = ctx.default_counter()
-    assert isinstance(counter, ctx.WordPieceCounter), "the MiniLM tokenizer files are installed"
+def count() -> tokens.TokenCounter:
+    counter = tokens.default_counter()
+    assert isinstance(counter, tokens.WordPieceCounter), "the MiniLM tokenizer files are installed"
     return counter
 
 
@@ -51,14 +52,14 @@ def test_lines_cite_memories_and_validity() -> None:
     assert "NOT LIVES_IN" in ctx.fact_line(fact(attributes={"negated": True}))
 
 
-def test_pack_keeps_section_order_and_skips_empty_sections(count: ctx.TokenCounter) -> None:
+def test_pack_keeps_section_order_and_skips_empty_sections(count: tokens.TokenCounter) -> None:
     text = ctx.pack(
         [(ctx.CORE, ["- a fact"]), (ctx.NEXT, []), (ctx.BACKGROUND, ["- a memory"])], 2000, count
     )
     assert text == "## Core facts\n- a fact\n## Related background\n- a memory"
 
 
-def test_pack_fits_the_budget_with_the_real_tokenizer(count: ctx.TokenCounter) -> None:
+def test_pack_fits_the_budget_with_the_real_tokenizer(count: tokens.TokenCounter) -> None:
     lines = [ctx.memory_line(memory(f"Note {i}: " + "word " * 30, f"{i:012d}")) for i in range(60)]
     for budget in (50, 120, 400, 2000):
         text = ctx.pack([(ctx.BACKGROUND, lines), (ctx.HISTORY, ["- old"])], budget, count)
@@ -66,14 +67,14 @@ def test_pack_fits_the_budget_with_the_real_tokenizer(count: ctx.TokenCounter) -
         assert text.startswith("## Related background")
 
 
-def test_a_long_line_is_cut_but_keeps_its_citation(count: ctx.TokenCounter) -> None:
+def test_a_long_line_is_cut_but_keeps_its_citation(count: tokens.TokenCounter) -> None:
     long = ctx.memory_line(memory("Melanie: " + "pottery and painting " * 60))
     text = ctx.pack([(ctx.BACKGROUND, [long])], 80, count)
     assert count(text) <= 80
     assert "…" in text and text.endswith("[mem 1a2b3c4d]")
 
 
-def test_counter_batches_and_matches_single_counts(count: ctx.TokenCounter) -> None:
+def test_counter_batches_and_matches_single_counts(count: tokens.TokenCounter) -> None:
     texts = ["hello world", "日本語のテキスト", "", "pd.read_csv('sales.csv')"] * 3
-    assert ctx.count_all(count, texts) == [count(t) for t in texts]
-    assert ctx.count_all(ctx.approx_tokens, ["abcd" * 10]) == [10]
+    assert tokens.count_all(count, texts) == [count(t) for t in texts]
+    assert tokens.count_all(tokens.approx_tokens, ["abcd" * 10]) == [10]

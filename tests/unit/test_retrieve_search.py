@@ -12,9 +12,9 @@ import pytest
 
 from sage_memory import SageConfig, SageMemory
 from sage_memory.config import RetrieveConfig
+from sage_memory.embed.tokens import default_counter
 from sage_memory.errors import ConfigError
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.retrieve.context import default_counter
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, NodeSpec, Scope, replace
 from tests.conftest import WhereExtractor
 
