@@ -1,4 +1,4 @@
-"""The hybrid retriever: seeds, graph expansion, fusion, structure answers, context packing.
+"""The Retriever: seeds, graph expansion, fusion, structure answers, context packing (hybrid).
 
 One search, in order:
 
