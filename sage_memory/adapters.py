@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from sage_memory.embed.base import Vectors, unit_rows
+from sage_memory.embed.base import unit_rows
 from sage_memory.engine.aio import AsyncSageMemory
 from sage_memory.engine.core import SageMemory
+from sage_memory.types import Vector
 
 
 def engine_of(mem: object) -> SageMemory:
@@ -70,11 +71,11 @@ class BridgedEmbedder:
             self._dim = int(self.embed_query("dimension probe").shape[0])
         return self._dim
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str]) -> Vector:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return unit_rows(self._documents(list(texts)))
 
-    def embed_query(self, text: str) -> Vectors:
-        row: Vectors = unit_rows([self._query(text)])[0]
+    def embed_query(self, text: str) -> Vector:
+        row: Vector = unit_rows([self._query(text)])[0]
         return row

@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from sage_memory.errors import ValidationError
 
+#: Embeddings as float32 arrays: one vector (1-D) or a batch with one vector a row (2-D); numpy's
+#: array type does not carry the shape, the parameter names do. The one array alias.
+Vector = npt.NDArray[np.float32]
 MemoryKind = Literal["knowledge", "experience"]
 ExtractionStatus = Literal["ok", "failed", "skipped", "pending"]
 

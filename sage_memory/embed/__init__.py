@@ -16,18 +16,19 @@ from __future__ import annotations
 
 import inspect
 
-from sage_memory.embed.base import Embedder, Vectors
+from sage_memory.embed.base import Embedder
 from sage_memory.embed.hashing import HashingEmbedder
 from sage_memory.embed.litellm import LiteLLMEmbedder
 from sage_memory.embed.minilm import MiniLMEmbedder, default_embedder
 from sage_memory.errors import ConfigError
+from sage_memory.types import Vector
 
 __all__ = [
     "Embedder",
     "HashingEmbedder",
     "LiteLLMEmbedder",
     "MiniLMEmbedder",
-    "Vectors",
+    "Vector",
     "default_embedder",
     "make_embedder",
 ]

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-import numpy.typing as npt
 
-Vectors = npt.NDArray[np.float32]
+from sage_memory.types import Vector
 
 
 @runtime_checkable
@@ -25,16 +24,16 @@ class Embedder(Protocol):
     @property
     def dim(self) -> int: ...
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str]) -> Vector:
         """Embed a batch of documents; returns an array of shape (len(texts), dim)."""
         ...
 
-    def embed_query(self, text: str) -> Vectors:
+    def embed_query(self, text: str) -> Vector:
         """Embed one query; returns shape (dim,)."""
         ...
 
 
-def unit_rows(rows: Sequence[Sequence[float]] | Vectors) -> Vectors:
+def unit_rows(rows: Sequence[Sequence[float]] | Vector) -> Vector:
     """Rows as a float32 matrix of unit vectors (a zero row stays zero), for any embedder."""
     arr = np.array(rows, dtype=np.float32, ndmin=2)
     norms = np.linalg.norm(arr, axis=1, keepdims=True)

@@ -15,8 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from sage_memory.embed.base import Vectors
 from sage_memory.errors import ConfigError, ValidationError
+from sage_memory.types import Vector
 
 __all__ = ["HashingEmbedder"]
 
@@ -71,7 +71,7 @@ class HashingEmbedder:
         """Vector width."""
         return self._dim
 
-    def _vector(self, text: str, out: Vectors) -> None:
+    def _vector(self, text: str, out: Vector) -> None:
         for feature, weight in _features(text):
             h = _bucket(feature)
             # Low bits pick the bucket, the top bit picks the sign: independent parts of the hash.
@@ -80,7 +80,7 @@ class HashingEmbedder:
         if norm > 0.0:  # every bucket can cancel out, however unlikely
             out /= np.float32(norm)
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str]) -> Vector:
         """Embed a batch of texts.
 
         Args:
@@ -107,7 +107,7 @@ class HashingEmbedder:
             self._vector(text, out[row])
         return out
 
-    def embed_query(self, text: str) -> Vectors:
+    def embed_query(self, text: str) -> Vector:
         """Embed one text; returns shape (dim,)."""
         if not isinstance(text, str):
             raise ValidationError(f"embed_query() takes a str, got {type(text).__name__}")

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from sage_memory.embed.base import Vectors, unit_rows
+from sage_memory.embed.base import unit_rows
 from sage_memory.errors import ConfigError, DependencyError, ExtractionError, ValidationError
+from sage_memory.types import Vector
 
 __all__ = ["LiteLLMEmbedder"]
 
@@ -42,7 +43,7 @@ def _field(item: Any, key: str) -> Any:
     return getattr(item, key, None)
 
 
-def _as_vector(raw: Any) -> Vectors:
+def _as_vector(raw: Any) -> Vector:
     if isinstance(raw, str):  # encoding_format="base64": little-endian float32 bytes
         return np.frombuffer(base64.b64decode(raw), dtype="<f4").astype(np.float32)
     return np.asarray(raw, dtype=np.float32)
@@ -93,7 +94,7 @@ class LiteLLMEmbedder:
         assert self._dim is not None  # set by _request or it raised
         return self._dim
 
-    def _request(self, batch: list[str]) -> Vectors:
+    def _request(self, batch: list[str]) -> Vector:
         embedding = _litellm_embedding()
         # Providers reject empty input strings; a lone space embeds as "nothing" as well.
         inputs = [text if text.strip() else " " for text in batch]
@@ -127,7 +128,7 @@ class LiteLLMEmbedder:
             )
         return unit_rows(np.stack(rows))
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str]) -> Vector:
         """Embed a batch of texts, ``batch_size`` per request.
 
         Args:
@@ -160,11 +161,11 @@ class LiteLLMEmbedder:
         ]
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
-    def embed_query(self, text: str) -> Vectors:
+    def embed_query(self, text: str) -> Vector:
         """Embed one text; returns shape (dim,)."""
         if not isinstance(text, str):
             raise ValidationError(f"embed_query() takes a str, got {type(text).__name__}")
-        vector: Vectors = self._request([text])[0]
+        vector: Vector = self._request([text])[0]
         return vector
 
     def __repr__(self) -> str:

@@ -52,12 +52,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sage_memory.embed.base import Vectors, unit_rows
+from sage_memory.embed.base import unit_rows
 from sage_memory.errors import ConfigError, DependencyError, ValidationError
+from sage_memory.types import Vector
 
 __all__ = ["INSTALL_HINT", "MiniLMEmbedder", "default_embedder", "model_dir"]
 
-F32 = npt.NDArray[np.float32]
+# Weights are float32 arrays too and share the one alias, Vector; token ids are int64.
 I64 = npt.NDArray[np.int64]
 
 #: The command that installs the weights without dragging torch in (see ``model_dir``).
@@ -158,18 +159,18 @@ def _load_tokenizer(path: Path, max_tokens: int | None) -> Any:
 class _Layer:
     """One encoder layer, weights laid out as (in, out) so every dense op is ``x @ w + b``."""
 
-    qkv_w: F32  # (hidden, 3 * hidden): query columns pre-scaled by 1 / sqrt(head_dim)
-    qkv_b: F32
-    attn_out_w: F32
-    attn_out_b: F32
-    ln1_g: F32
-    ln1_b: F32
-    ffn_in_w: F32
-    ffn_in_b: F32
-    ffn_out_w: F32
-    ffn_out_b: F32
-    ln2_g: F32
-    ln2_b: F32
+    qkv_w: Vector  # (hidden, 3 * hidden): query columns pre-scaled by 1 / sqrt(head_dim)
+    qkv_b: Vector
+    attn_out_w: Vector
+    attn_out_b: Vector
+    ln1_g: Vector
+    ln1_b: Vector
+    ffn_in_w: Vector
+    ffn_in_b: Vector
+    ffn_out_w: Vector
+    ffn_out_b: Vector
+    ln2_g: Vector
+    ln2_b: Vector
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,10 +178,10 @@ class _Model:
     """Everything the forward pass needs; immutable once built, so threads can share it."""
 
     tokenizer: Any
-    word_emb: F32  # (vocab, hidden)
-    pos_type_emb: F32  # (max_positions, hidden): position + token-type-0 rows, pre-added
-    emb_ln_g: F32
-    emb_ln_b: F32
+    word_emb: Vector  # (vocab, hidden)
+    pos_type_emb: Vector  # (max_positions, hidden): position + token-type-0 rows, pre-added
+    emb_ln_g: Vector
+    emb_ln_b: Vector
     layers: tuple[_Layer, ...]
     n_heads: int
     eps: np.float32
@@ -211,12 +212,12 @@ def _load_model(path: Path) -> _Model:
 
     with safe_open(str(path / "model.safetensors"), framework="numpy") as fh:
 
-        def get(name: str) -> F32:
+        def get(name: str) -> Vector:
             # Always copy: the array then owns its memory whatever safetensors hands back (a
             # view into a buffer tied to the open file is allowed), and is C-ordered for BLAS.
             return np.array(fh.get_tensor(name), dtype=np.float32, order="C")
 
-        def dense(prefix: str) -> tuple[F32, F32]:
+        def dense(prefix: str) -> tuple[Vector, Vector]:
             # torch Linear stores (out, in); transpose once here instead of on every call.
             return np.ascontiguousarray(get(prefix + ".weight").T), get(prefix + ".bias")
 
@@ -264,7 +265,7 @@ def _load_model(path: Path) -> _Model:
         )
 
 
-def _layer_norm(x: F32, gamma: F32, beta: F32, eps: np.float32) -> F32:
+def _layer_norm(x: Vector, gamma: Vector, beta: Vector, eps: np.float32) -> Vector:
     """LayerNorm over the last axis of a 2-D array, in place (``x`` is overwritten)."""
     x -= x.mean(axis=1, keepdims=True)
     var = np.einsum("ij,ij->i", x, x)  # sum of squares without a squared temporary
@@ -278,7 +279,7 @@ def _layer_norm(x: F32, gamma: F32, beta: F32, eps: np.float32) -> F32:
     return x
 
 
-def _gelu(x: F32, scratch: F32 | None = None) -> F32:
+def _gelu(x: Vector, scratch: Vector | None = None) -> Vector:
     """Exact (erf) GELU, in place: ``x * Phi(x)``.
 
     Written as ``max(x, 0) - |x| * erfc(|x| / sqrt(2)) / 2``, which equals ``x * Phi(x)`` for
@@ -320,7 +321,7 @@ def _gelu(x: F32, scratch: F32 | None = None) -> F32:
     return x
 
 
-def _forward(model: _Model, ids: I64, lengths: I64) -> F32:
+def _forward(model: _Model, ids: I64, lengths: I64) -> Vector:
     """Encode one padded mini-batch and return its mean-pooled, L2-normalised vectors.
 
     Args:
@@ -524,7 +525,7 @@ class MiniLMEmbedder:
             raise ValidationError(f"count_tokens() takes a str, got {type(text).__name__}")
         return len(self._count_tokenizer().encode(text, add_special_tokens=False).ids)
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str]) -> Vector:
         """Embed a batch of documents.
 
         Args:
@@ -564,7 +565,7 @@ class MiniLMEmbedder:
                 out[members] = _forward(model, ids, sub_lengths)
         return out
 
-    def embed_query(self, text: str) -> Vectors:
+    def embed_query(self, text: str) -> Vector:
         """Embed one query, unpadded.
 
         Args:
@@ -579,7 +580,7 @@ class MiniLMEmbedder:
         ids = np.asarray([model.tokenizer.encode(text).ids], dtype=np.int64)
         lengths = np.asarray([ids.shape[1]], dtype=np.int64)
         with _blas_limit(self._blas_threads):
-            vector: Vectors = _forward(model, ids, lengths)[0]
+            vector: Vector = _forward(model, ids, lengths)[0]
         return vector
 
     def __repr__(self) -> str:

@@ -22,8 +22,8 @@ from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.llm.base import ChatModel
 from sage_memory.schema import Schema
-from sage_memory.store.base import GraphStore, Vector
-from sage_memory.types import Change, Memory, Node
+from sage_memory.store.base import GraphStore
+from sage_memory.types import Change, Memory, Node, Vector
 
 if TYPE_CHECKING:
     from sage_memory.engine.ingest import Ingestor

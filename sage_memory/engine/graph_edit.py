@@ -24,7 +24,6 @@ from sage_memory.engine.inputs import check_kind, check_metadata, check_text
 from sage_memory.engine.journal import Batch
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.errors import ValidationError
-from sage_memory.store.base import Vector
 from sage_memory.types import (
     AddResult,
     Change,
@@ -36,6 +35,7 @@ from sage_memory.types import (
     NodeSpec,
     Scope,
     Subgraph,
+    Vector,
     as_utc,
     new_id,
 )

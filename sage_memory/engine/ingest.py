@@ -35,8 +35,7 @@ from sage_memory.entities.names import match_key, merge_aliases
 from sage_memory.entities.resolution import resolve_entity
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.schema import Schema
-from sage_memory.store.base import Vector
-from sage_memory.types import Edge, EdgeSpec, GraphDelta, Memory, Node, NodeSpec, new_id
+from sage_memory.types import Edge, EdgeSpec, GraphDelta, Memory, Node, NodeSpec, Vector, new_id
 
 #: Entity-name vectors kept between calls (384 floats each: 4096 names is about 6 MB).
 NAME_CACHE_SIZE = 4096

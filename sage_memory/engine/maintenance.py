@@ -13,10 +13,10 @@ from sage_memory.errors import (
     StorageError,
     ValidationError,
 )
-from sage_memory.store.base import Vector
 from sage_memory.types import (
     Change,
     Scope,
+    Vector,
 )
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 from sage_memory.codec import Record
 from sage_memory.engine.journal import Batch
-from sage_memory.store.base import GraphStore, Vector, name_key
-from sage_memory.types import Change, Edge, Memory, Node, Scope
+from sage_memory.store.base import GraphStore, name_key
+from sage_memory.types import Change, Edge, Memory, Node, Scope, Vector
 
 Snapshot = tuple[dict[str, "Record | None"], dict[str, "Record | None"], dict[str, Vector]]
 

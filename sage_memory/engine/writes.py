@@ -22,7 +22,6 @@ from sage_memory.errors import (
 )
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.index.base import collection_name
-from sage_memory.store.base import Vector
 from sage_memory.types import (
     AddResult,
     Change,
@@ -34,6 +33,7 @@ from sage_memory.types import (
     NodeSpec,
     Scope,
     Subgraph,
+    Vector,
     new_id,
 )
 

@@ -23,9 +23,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from sage_memory.embed.base import Embedder
-from sage_memory.store.base import GraphStore, Vector
+from sage_memory.store.base import GraphStore
 from sage_memory.store.memory import InMemoryGraphStore
-from sage_memory.types import Change, Memory, RetrievalResult, Scope, Subgraph, as_utc
+from sage_memory.types import Change, Memory, RetrievalResult, Scope, Subgraph, Vector, as_utc
 
 _PAGE = 5000
 

@@ -17,8 +17,8 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from sage_memory.codec import Record
-from sage_memory.store.base import GraphStore, Vector
-from sage_memory.types import Edge, Node, Scope
+from sage_memory.store.base import GraphStore
+from sage_memory.types import Edge, Node, Scope, Vector
 
 
 @dataclass(frozen=True, slots=True)

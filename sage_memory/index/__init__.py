@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sage_memory.index.base import VectorIndex, Vectors
+from sage_memory.index.base import VectorIndex
 from sage_memory.index.numpy import NumpyVectorIndex
+from sage_memory.types import Vector
 
 if TYPE_CHECKING:
     from sage_memory.index.chroma import ChromaVectorIndex
 
-__all__ = ["ChromaVectorIndex", "NumpyVectorIndex", "VectorIndex", "Vectors"]
+__all__ = ["ChromaVectorIndex", "NumpyVectorIndex", "Vector", "VectorIndex"]
 
 
 def __getattr__(name: str) -> Any:

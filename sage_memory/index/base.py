@@ -12,10 +12,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
-
-Vectors = npt.NDArray[np.float32]
+from sage_memory.types import Vector
 
 
 @runtime_checkable
@@ -25,7 +22,7 @@ class VectorIndex(Protocol):
     #: True when the index keeps its data on disk between processes.
     persistent: bool
 
-    def upsert(self, collection: str, ids: Sequence[str], vectors: Vectors) -> None:
+    def upsert(self, collection: str, ids: Sequence[str], vectors: Vector) -> None:
         """Insert or replace vectors (shape (len(ids), dim))."""
         ...
 
@@ -33,7 +30,7 @@ class VectorIndex(Protocol):
         """Remove vectors; unknown ids are ignored."""
         ...
 
-    def query(self, collection: str, vector: Vectors, k: int) -> list[tuple[str, float]]:
+    def query(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         """The k nearest ids with cosine similarity, best first; [] for an unknown collection."""
         ...
 

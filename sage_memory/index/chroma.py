@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 
 from sage_memory.errors import ConfigError, DependencyError, StorageError, ValidationError
-from sage_memory.index.base import Vectors
 from sage_memory.index.numpy import prepare_batch, prepare_query
+from sage_memory.types import Vector
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -279,7 +279,7 @@ class ChromaVectorIndex:
 
     # -- VectorIndex --------------------------------------------------------------------------
 
-    def upsert(self, collection: str, ids: Sequence[str], vectors: Vectors) -> None:
+    def upsert(self, collection: str, ids: Sequence[str], vectors: Vector) -> None:
         """Insert or replace vectors, in chunks below Chroma's maximum batch size.
 
         Args:
@@ -318,7 +318,7 @@ class ChromaVectorIndex:
 
         self._run(collection, remove, create=False, what=f"delete from {collection!r}")
 
-    def query(self, collection: str, vector: Vectors, k: int) -> list[tuple[str, float]]:
+    def query(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         """Return up to ``k`` nearest ids with their cosine similarity, best first.
 
         Args:

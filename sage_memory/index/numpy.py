@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sage_memory.errors import StorageError, ValidationError
-from sage_memory.index.base import Vectors
+from sage_memory.types import Vector
 
 __all__ = ["NumpyVectorIndex"]
 
@@ -23,16 +23,16 @@ __all__ = ["NumpyVectorIndex"]
 _INITIAL_CAPACITY = 64
 
 
-def _normalise_rows(matrix: Vectors) -> Vectors:
+def _normalise_rows(matrix: Vector) -> Vector:
     """Return ``matrix`` with every row scaled to unit length (zero rows stay zero)."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     # A zero row divided by `tiny` stays zero and so scores 0 against everything, as in Chroma.
     np.maximum(norms, np.finfo(np.float32).tiny, out=norms)
-    unit: Vectors = (matrix / norms).astype(np.float32, copy=False)
+    unit: Vector = (matrix / norms).astype(np.float32, copy=False)
     return unit
 
 
-def prepare_batch(ids: Sequence[str], vectors: Vectors) -> tuple[list[str], Vectors]:
+def prepare_batch(ids: Sequence[str], vectors: Vector) -> tuple[list[str], Vector]:
     """Validate an upsert batch; return unique ids and their unit-length float32 rows.
 
     Shared by every backend in this package so they accept and reject the same input. Callers
@@ -68,7 +68,7 @@ def prepare_batch(ids: Sequence[str], vectors: Vectors) -> tuple[list[str], Vect
     return ids, _normalise_rows(array)
 
 
-def prepare_query(vector: Vectors) -> Vectors:
+def prepare_query(vector: Vector) -> Vector:
     """Validate a query vector of shape (dim,) or (1, dim); return it 1-D and unit-length.
 
     Raises:
@@ -83,7 +83,7 @@ def prepare_query(vector: Vectors) -> Vectors:
         )
     if not np.all(np.isfinite(array)):
         raise ValidationError("the query vector contains NaN or infinity; embed the query again")
-    unit: Vectors = _normalise_rows(array.reshape(1, -1))[0]
+    unit: Vector = _normalise_rows(array.reshape(1, -1))[0]
     return unit
 
 
@@ -94,18 +94,18 @@ class _Collection:
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
-        self.matrix: Vectors = np.empty((_INITIAL_CAPACITY, dim), dtype=np.float32)
+        self.matrix: Vector = np.empty((_INITIAL_CAPACITY, dim), dtype=np.float32)
         #: Row -> id; its length is the number of live rows (a prefix of ``matrix``).
         self.ids: list[str] = []
         #: Id -> row.
         self.rows: dict[str, int] = {}
 
-    def upsert(self, ids: Sequence[str], vectors: Vectors) -> None:
+    def upsert(self, ids: Sequence[str], vectors: Vector) -> None:
         new = [item for item in ids if item not in self.rows]
         needed = len(self.ids) + len(new)
         if needed > self.matrix.shape[0]:
             capacity = max(needed, 2 * self.matrix.shape[0])
-            grown: Vectors = np.empty((capacity, self.dim), dtype=np.float32)
+            grown: Vector = np.empty((capacity, self.dim), dtype=np.float32)
             grown[: len(self.ids)] = self.matrix[: len(self.ids)]
             self.matrix = grown
         for item in new:
@@ -133,7 +133,7 @@ class _Collection:
             capacity = max(_INITIAL_CAPACITY, 2 * size)
             self.matrix = np.ascontiguousarray(self.matrix[:capacity])
 
-    def query(self, vector: Vectors, k: int) -> list[tuple[str, float]]:
+    def query(self, vector: Vector, k: int) -> list[tuple[str, float]]:
         size = len(self.ids)
         k = min(k, size)
         if k <= 0:
@@ -173,7 +173,7 @@ class NumpyVectorIndex:
         if self._closed:
             raise StorageError("this NumpyVectorIndex is closed; create a new one")
 
-    def upsert(self, collection: str, ids: Sequence[str], vectors: Vectors) -> None:
+    def upsert(self, collection: str, ids: Sequence[str], vectors: Vector) -> None:
         """Insert or replace vectors.
 
         Args:
@@ -208,7 +208,7 @@ class NumpyVectorIndex:
             if entry is not None:
                 entry.delete(ids)
 
-    def query(self, collection: str, vector: Vectors, k: int) -> list[tuple[str, float]]:
+    def query(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         """Return the ``k`` nearest ids with their cosine similarity, best first.
 
         Args:

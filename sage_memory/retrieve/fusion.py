@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sage_memory.errors import ConfigError
-from sage_memory.store.base import Vector
+from sage_memory.types import Vector
 
 RRF_K = 60
 

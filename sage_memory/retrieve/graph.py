@@ -19,8 +19,7 @@ from sage_memory.retrieve.fusion import Weights
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
-from sage_memory.store.base import Vector
-from sage_memory.types import Edge, Node, Scope
+from sage_memory.types import Edge, Node, Scope, Vector
 
 #: A fact that no longer holds demotes its memories only when it is this relevant to the query
 #: (a specific node the query names, not a hub): noisy expirations elsewhere must not.

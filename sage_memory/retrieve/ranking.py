@@ -16,8 +16,7 @@ from sage_memory.config import RetrieveConfig
 from sage_memory.retrieve.features import author_match, freshness, time_match
 from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, smooth
 from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
-from sage_memory.store.base import Vector
-from sage_memory.types import Memory, MemoryHit
+from sage_memory.types import Memory, MemoryHit, Vector
 
 #: Candidates whose neighbouring turns are looked up.
 NEIGHBOUR_CANDIDATES = 30

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from sage_memory.store.base import Direction, TextEntity, Vector
-from sage_memory.types import Edge, Memory, Node, Scope
+from sage_memory.store.base import Direction, TextEntity
+from sage_memory.types import Edge, Memory, Node, Scope, Vector
 
 
 class GraphReader(Protocol):

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from sage_memory.retrieve.reader import GraphReader
-from sage_memory.store.base import Direction, TextEntity, Vector
-from sage_memory.types import Edge, Memory, Node, Scope
+from sage_memory.store.base import Direction, TextEntity
+from sage_memory.types import Edge, Memory, Node, Scope, Vector
 
 Item = TypeVar("Item", Node, Edge)
 

@@ -17,8 +17,8 @@ from rapidfuzz import fuzz, process
 
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.retrieve.reader import GraphReader
-from sage_memory.store.base import Vector, name_key
-from sage_memory.types import Node, Scope
+from sage_memory.store.base import name_key
+from sage_memory.types import Node, Scope, Vector
 from sage_memory.words import QUERY_STOPWORDS
 
 #: Ratio (0-100) from which a query phrase fuzzily names a node ("FastAPi" ~ "FastAPI").

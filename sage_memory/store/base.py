@@ -12,9 +12,6 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
-
 from sage_memory.types import (
     AccessEvent,
     Change,
@@ -24,9 +21,9 @@ from sage_memory.types import (
     Scope,
     Suggestion,
     SuggestionStatus,
+    Vector,
 )
 
-Vector = npt.NDArray[np.float32]
 Direction = Literal["out", "in", "both"]
 TextEntity = Literal["memory", "node"]
 

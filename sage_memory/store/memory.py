@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 
 from sage_memory.codec import from_dict
-from sage_memory.store.base import Direction, TextEntity, Vector, name_key
+from sage_memory.store.base import Direction, TextEntity, name_key
 from sage_memory.store.lexical import BM25Index
 from sage_memory.types import (
     AccessEvent,
@@ -29,6 +29,7 @@ from sage_memory.types import (
     Scope,
     Suggestion,
     SuggestionStatus,
+    Vector,
 )
 
 

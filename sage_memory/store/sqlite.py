@@ -29,7 +29,6 @@ from sage_memory.errors import StorageError, ValidationError
 from sage_memory.store.base import (
     Direction,
     TextEntity,
-    Vector,
     name_key,
 )
 from sage_memory.store.sqlite_evolver import SQLiteEvolverState, chunks
@@ -39,6 +38,7 @@ from sage_memory.types import (
     Memory,
     Node,
     Scope,
+    Vector,
 )
 from sage_memory.words import query_terms
 

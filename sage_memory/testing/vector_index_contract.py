@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -40,10 +39,10 @@ from hypothesis.stateful import (
 
 from sage_memory.errors import SageMemoryError, StorageError, ValidationError
 from sage_memory.index.base import VectorIndex
+from sage_memory.types import Vector
 
 __all__ = ["VectorIndexContract", "brute_force_top_k", "random_unit_vectors"]
 
-Vectors = npt.NDArray[np.float32]
 
 #: Tolerance on similarities: float32 storage and an index's own arithmetic differ slightly.
 SCORE_TOLERANCE = 1e-4
@@ -61,15 +60,15 @@ ODD_NAMES = (
 )
 
 
-def random_unit_vectors(rng: np.random.Generator, n: int, dim: int) -> Vectors:
+def random_unit_vectors(rng: np.random.Generator, n: int, dim: int) -> Vector:
     """``n`` random L2-normalised float32 vectors of width ``dim``."""
     raw = rng.standard_normal((n, dim))
-    unit: Vectors = (raw / np.linalg.norm(raw, axis=1, keepdims=True)).astype(np.float32)
+    unit: Vector = (raw / np.linalg.norm(raw, axis=1, keepdims=True)).astype(np.float32)
     return unit
 
 
 def brute_force_top_k(
-    ids: list[str], matrix: Vectors, query: Vectors, k: int
+    ids: list[str], matrix: Vector, query: Vector, k: int
 ) -> list[tuple[str, float]]:
     """The exact answer a VectorIndex must give: cosine similarities, best first."""
     if not ids or k <= 0:
@@ -403,7 +402,7 @@ def _machine_for(contract: VectorIndexContract, tmp_path: Path) -> type[RuleBase
             super().__init__()
             self.path = tmp_path / f"run{next(folders)}"
             self.index = contract.make_index(self.path)
-            self.model: dict[str, dict[str, Vectors]] = {name: {} for name in _MODEL_COLLECTIONS}
+            self.model: dict[str, dict[str, Vector]] = {name: {} for name in _MODEL_COLLECTIONS}
 
         @rule(collection=collections, ids=id_lists.filter(bool), seed=seeds)
         def upsert(self, collection: str, ids: list[str], seed: int) -> None:
