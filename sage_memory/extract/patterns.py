@@ -16,6 +16,7 @@ of" is a preference and not a taxonomy.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -101,8 +102,8 @@ class Trigger:
     ``subject``: "np" (noun phrase left of the match), "clause" (the whole clause on the left),
     "group" (named group ``s``; None means the focus of the memory) or "right" (the noun
     phrase on the right: "I finished the report"). ``obj``: "np", "phrase" (up to the clause
-    end), "group" (named group ``o``) or "none". ``guard`` names an extra check made by
-    :func:`find_relations` or by the builder.
+    end), "group" (named group ``o``) or "none". ``guard`` names the extra check in
+    :data:`GUARDS` that the trigger needs beyond its regex.
     """
 
     family: str
@@ -526,7 +527,7 @@ def find_relations(masked: Masked) -> list[RawRelation]:
     for trig in TRIGGERS:
         for match in trig.regex.finditer(text):
             m = _hit(match, text)
-            if m.end() > m.start() and _precheck(trig, m, masked):
+            if m.end() > m.start() and GUARDS[trig.guard].admits(masked, m):
                 found.append((trig, m))
     found.sort(key=lambda tm: (-tm[0].priority, -(tm[1].end() - tm[1].start()), tm[1].start()))
     chosen: list[tuple[Trigger, _Hit]] = []
@@ -601,23 +602,13 @@ def _if_clause(before: str) -> str | None:
     return clean_phrase(m.group("x")) if m else None
 
 
-def _precheck(trig: Trigger, m: _Hit, masked: Masked) -> bool:
-    """Cheap checks made before overlap resolution, so a weak trigger cannot hide a real one."""
-    if trig.guard == "tool":
-        return tool_like(leading_np(masked.text[m.end() :]), masked)
-    if trig.family == "status" and trig.guard == "be":
-        start = clause_start(masked.text, m.start())
-        return not _HYPOTHETICAL.match(masked.text[start : m.start()])
-    return True
-
-
 def _relation(
     masked: Masked, trig: Trigger, m: _Hit, prev_end: int, right_end: int
 ) -> RawRelation | None:
     text = masked.text
     pre = m.groupdict().get("pre") or ""
     negated = trig.negated or bool(_NEG_RE.search(pre))
-    relation, guard, conf = trig.relation, trig.guard, trig.confidence
+    relation, conf = trig.relation, trig.confidence
     attrs: list[tuple[str, str]] = []
     right_raw = text[m.end() : right_end]
     right = (
@@ -640,29 +631,13 @@ def _relation(
         objects = _np_items(right, trig.split, trig.keep)
     if st := m.group("st"):
         attrs.append(("status", status_value(st)))
-        if trig.guard == "be" and not _BE_RE.search(pre):
-            return None
         if negated:
             attrs.append(("negated_status", "1"))
     measure, level = m.group("m"), m.group("adj")
     if measure and level:  # "U123's blood pressure has been high" -> "high blood pressure"
         objects = [f"{level.lower()} {' '.join(measure.lower().split())}"]
-    if guard == "needs_neg":
-        if not _NEG_RE.search(text[prev_end : m.start()]):
-            return None
-        negated = False
     if relation == "REQUIRES":
         relation, subject = _requirement(text[: m.start()], subject, right_raw, bool(objects))
-    if guard == "person" and (subject is None or not person_like(subject, masked)):
-        return None
-    if guard == "class" and (
-        subject is None or not (_class_like(subject) or person_like(subject, masked))
-    ):
-        return None
-    if guard == "plural" and not _plural_pair(subject, objects):
-        return None
-    if guard == "moved":
-        attrs.append(("change", "moved"))
     if relation == "PREFERS" and re.search(r"\bnow\b", pre, re.IGNORECASE):
         attrs.append(("change", "now"))
     first_obj = objects[0].split()[0].lower() if objects else ""
@@ -672,12 +647,19 @@ def _relation(
         and (subject.lower() in PRONOUNS or not objects or first_obj in _NOT_CLASS)
     ):
         return None
-    if guard == "tool":
-        objects = [o for o in objects if tool_like(o, masked)]
+    draft = GUARDS[trig.guard].refine(
+        Draft(masked, m, prev_end, pre, subject, tuple(objects), negated, tuple(attrs))
+    )
+    if draft is None:
+        return None
+    subject, objects, negated, attrs = (
+        draft.subject,
+        list(draft.objects),
+        draft.negated,
+        list(draft.attrs),
+    )
     if relation == "USES" and _MODAL_RE.search(pre):
         attrs.append(("modal", "1"))
-    if guard == "proper":
-        objects = [o for o in objects[:1] if o[:1].isupper() or masked.entity(o)]
     if not objects and trig.obj != "none" and trig.subject != "right":
         return None
     if subject == "" or (subject is None and trig.subject != "group"):
@@ -690,7 +672,7 @@ def _relation(
         negated,
         conf,
         m.start(),
-        guard,
+        trig.guard,
         (*attrs, ("reverse", "1")) if trig.reverse else tuple(attrs),
     )
 
@@ -781,3 +763,106 @@ def verb_phrase(name: str) -> bool:
         return False
     nxt = words[1]
     return nxt in DETERMINERS or nxt in PREPOSITIONS or nxt.endswith(("s", "ing")) or nxt == "it"
+
+
+# --- guards -------------------------------------------------------------------------------
+
+
+class Draft(NamedTuple):
+    """A relation as a trigger found it, before its guard narrows or drops it."""
+
+    masked: Masked
+    hit: _Hit
+    prev_end: int
+    pre: str
+    subject: str | None
+    objects: tuple[str, ...]
+    negated: bool
+    attrs: tuple[tuple[str, str], ...]
+
+
+def _always(masked: Masked, m: _Hit) -> bool:
+    return True
+
+
+def _unchanged(draft: Draft) -> Draft | None:
+    return draft
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """An extra check a trigger needs beyond its regex.
+
+    Attributes:
+        admits: made on the bare match before overlapping matches are resolved, so a weak
+            trigger cannot hide a real one.
+        refine: made on the drafted relation: returns it, possibly narrowed, or None to drop it.
+        chains_to_user: "X with Y": Y is used with X, so the builder gives Y to X's user.
+    """
+
+    admits: Callable[[Masked, _Hit], bool] = _always
+    refine: Callable[[Draft], Draft | None] = _unchanged
+    chains_to_user: bool = False
+
+
+def _tool_follows(masked: Masked, m: _Hit) -> bool:
+    return tool_like(leading_np(masked.text[m.end() :]), masked)
+
+
+def _only_tools(d: Draft) -> Draft:
+    return d._replace(objects=tuple(o for o in d.objects if tool_like(o, d.masked)))
+
+
+def _not_hypothetical(masked: Masked, m: _Hit) -> bool:
+    start = clause_start(masked.text, m.start())
+    return not _HYPOTHETICAL.match(masked.text[start : m.start()])
+
+
+def _with_be(d: Draft) -> Draft | None:
+    return None if d.hit.group("st") and not _BE_RE.search(d.pre) else d
+
+
+def _after_negation(d: Draft) -> Draft | None:
+    # "it does not work until X": the negation is the condition's, not the relation's
+    if not _NEG_RE.search(d.masked.text[d.prev_end : d.hit.start()]):
+        return None
+    return d._replace(negated=False)
+
+
+def _person_subject(d: Draft) -> Draft | None:
+    return d if d.subject is not None and person_like(d.subject, d.masked) else None
+
+
+def _class_subject(d: Draft) -> Draft | None:
+    if d.subject is None or not (_class_like(d.subject) or person_like(d.subject, d.masked)):
+        return None
+    return d
+
+
+def _plural(d: Draft) -> Draft | None:
+    return d if _plural_pair(d.subject, list(d.objects)) else None
+
+
+def _moved(d: Draft) -> Draft:
+    return d._replace(attrs=(*d.attrs, ("change", "moved")))
+
+
+def _proper_object(d: Draft) -> Draft:
+    kept = tuple(o for o in d.objects[:1] if o[:1].isupper() or d.masked.entity(o))
+    return d._replace(objects=kept)
+
+
+#: The guards by the name a trigger gives (``Trigger.guard``); "" is no guard.
+GUARDS: Mapping[str, Guard] = {
+    "": Guard(),
+    "tool": Guard(admits=_tool_follows, refine=_only_tools, chains_to_user=True),
+    "be": Guard(admits=_not_hypothetical, refine=_with_be),
+    "needs_neg": Guard(refine=_after_negation),
+    "person": Guard(refine=_person_subject),
+    "class": Guard(refine=_class_subject),
+    "plural": Guard(refine=_plural),
+    "moved": Guard(refine=_moved),
+    "proper": Guard(refine=_proper_object),
+}
+if _unknown := {t.guard for t in TRIGGERS} - set(GUARDS):  # a typo in the table fails at import
+    raise ValueError(f"triggers name guards that do not exist: {sorted(_unknown)}")

@@ -32,6 +32,7 @@ from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key, display_name, merge_aliases, strip_private
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.patterns import (
+    GUARDS,
     RawRelation,
     clean_phrase,
     find_relations,
@@ -443,12 +444,13 @@ class _Builder:
         if reverse:
             s_role, o_role = o_role, s_role
         self.families.add(raw.family)
-        agent = (raw.subject or "").lower() in _AGENT_WORDS or raw.guard == "tool"
+        chains = GUARDS[raw.guard].chains_to_user
+        agent = (raw.subject or "").lower() in _AGENT_WORDS or chains
         if self.experience and relation == "USES" and agent and (self._acts() or self.event):
             subject = self._action_source(raw.start)  # "I loaded it with X": the step uses X
         else:
             subject = self._entity(raw.subject, s_role, relation)
-        if raw.guard == "tool":  # "X with Y" where X is itself used: chain to X's user
+        if chains:  # "X with Y" where X is itself used: chain to X's user
             for e in self.edges.values():
                 if e.relation == "USES" and e.target == subject and e.fact == self.fact:
                     subject = e.source
