@@ -1,0 +1,1 @@
+"""The GraphStore port (base.py) and its backends: in memory, SQLite."""
