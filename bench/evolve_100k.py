@@ -35,7 +35,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -47,13 +46,12 @@ sys.path.insert(0, str(ROOT))
 from sage_memory import SageConfig, SageMemory  # noqa: E402
 from sage_memory.embed import make_embedder  # noqa: E402
 from sage_memory.engine.journal import Batch  # noqa: E402
-from sage_memory.extract.base import ExtractionContext  # noqa: E402
 from sage_memory.store.sqlite import SQLiteGraphStore  # noqa: E402
+from sage_memory.testing.fakes import NoGraphExtractor  # noqa: E402
 from sage_memory.types import (  # noqa: E402
     AccessEvent,
     Edge,
     EdgeSpec,
-    GraphDelta,
     Memory,
     Node,
     NodeSpec,
@@ -67,16 +65,6 @@ SINGLE = ["HAS_STATUS", "WORKS_AT"]
 LABELS = ["Concept", "Tool", "Task", "Resource", "Entity"]
 SCOPE = Scope(user_id="bench")
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
-
-
-class NoGraph:
-    name = "no-graph"
-
-    def extract(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
-        return GraphDelta()
-
-    def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
-        return [GraphDelta() for _ in items]
 
 
 def vocabulary(rng: random.Random, size: int = 5000) -> tuple[list[str], list[float]]:
@@ -269,7 +257,7 @@ def main() -> None:
         clock = [NOW]
         cfg = SageConfig(embedder="hashing", vector_index="numpy")
         t = time.perf_counter()
-        mem = SageMemory(folder, config=cfg, extractor=NoGraph(), clock=lambda: clock[0])
+        mem = SageMemory(folder, config=cfg, extractor=NoGraphExtractor(), clock=lambda: clock[0])
         open_s = round(time.perf_counter() - t, 1)
         with mem:
             # Three dry runs (nothing written, so each sees the same graph): the machine is

@@ -1,15 +1,21 @@
-"""Fakes for what cannot run in a test: a paid or remote LLM.
+"""Test doubles shared by the tests, the benchmarks and users' own tests.
 
 :class:`ScriptedChatModel` plays back a script of answers, one per call, and records what it was
-asked, so a test can drive the LLM extractor (or any ChatModel user) offline and deterministically.
+asked, so a test can drive the LLM extractor (or any ChatModel user) offline and deterministically:
+a fake only for what cannot run in a test (a paid or remote LLM). :class:`NoGraphExtractor` is a
+real, minimal Extractor that proposes nothing, so only what a test states shapes the graph;
+:class:`ManualClock` is a clock a test moves by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
+from sage_memory.extract.base import ExtractionContext
 from sage_memory.llm.base import ChatResponse, Message
+from sage_memory.types import GraphDelta, Memory
 
 #: One scripted answer: the text to return, an exception to raise, or a function of the messages.
 ScriptStep = str | BaseException | Callable[[Sequence[Message]], str]
@@ -97,3 +103,38 @@ class ScriptedChatModel:
     ) -> ChatResponse:
         """Async :meth:`complete`; shares the same script and call log."""
         return self._answer(messages, json_schema)
+
+
+class NoGraphExtractor:
+    """An Extractor that proposes nothing: the graph is exactly what a test adds with
+    ``add_graph`` (or none at all), while memories are still stored and searchable."""
+
+    name = "no-graph"
+
+    def extract(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
+        return GraphDelta()
+
+    def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
+        return [GraphDelta() for _ in items]
+
+
+class ManualClock:
+    """A clock for ``SageMemory(clock=...)`` that stands still until a test moves it.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
+        >>> clock.advance(days=2)
+        >>> clock().day
+        3
+    """
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        """Move on by a :class:`~datetime.timedelta` given as keywords (``days=2``)."""
+        self.now += timedelta(**delta)

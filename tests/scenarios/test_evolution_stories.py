@@ -8,7 +8,7 @@ extracted by the small ``WhereExtractor`` of the shared conftest.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,39 +18,16 @@ import pytest
 from sage_memory import SageConfig, SageMemory
 from sage_memory.config import EvolveConfig
 from sage_memory.errors import NotFoundError, ValidationError
-from sage_memory.extract.base import ExtractionContext
-from sage_memory.types import EdgeSpec, GraphDelta, Memory, NodeSpec
+from sage_memory.testing.fakes import ManualClock, NoGraphExtractor
+from sage_memory.types import EdgeSpec, NodeSpec
 from tests.conftest import WhereExtractor
 
 START = datetime(2026, 1, 5, 9, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-
-class NoGraph:
-    """Proposes nothing: the graph is exactly what the tests state with add_graph."""
-
-    name = "no-graph"
-
-    def extract(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
-        return GraphDelta()
-
-    def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
-        return [GraphDelta() for _ in items]
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock(START)
 
 
 @pytest.fixture(params=["memory", "folder"])
@@ -59,8 +36,8 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Path | None:
 
 
 @pytest.fixture
-def mem(backend: Path | None, clock: Clock) -> Iterator[SageMemory]:
-    m = SageMemory(backend, embedder="hashing", extractor=NoGraph(), clock=clock)
+def mem(backend: Path | None, clock: ManualClock) -> Iterator[SageMemory]:
+    m = SageMemory(backend, embedder="hashing", extractor=NoGraphExtractor(), clock=clock)
     yield m
     m.close()
 
@@ -130,7 +107,7 @@ QUESTIONS = (
 
 
 def test_story8_usage_brings_fastapi_up_and_long_disuse_lets_it_fade(
-    mem: SageMemory, clock: Clock
+    mem: SageMemory, clock: ManualClock
 ) -> None:
     fastapi_docs = backend_knowledge(mem)
     probe = "what matters most in backend development?"
@@ -157,7 +134,7 @@ def test_story8_usage_brings_fastapi_up_and_long_disuse_lets_it_fade(
     )
 
 
-def test_marking_a_result_unused_weakens_its_link(mem: SageMemory, clock: Clock) -> None:
+def test_marking_a_result_unused_weakens_its_link(mem: SageMemory, clock: ManualClock) -> None:
     backend_knowledge(mem)
     logging_ = mem.find_node("logging", user_id="dev")
     (link,) = [
@@ -240,7 +217,7 @@ def merge_of(mem: SageMemory, *names: str) -> str:
 
 
 def test_story9_merges_are_suggested_with_evidence_accepted_and_undone_exactly(
-    mem: SageMemory, clock: Clock, tmp_path: Path
+    mem: SageMemory, clock: ManualClock, tmp_path: Path
 ) -> None:
     duplicate_knowledge(mem)
     report = mem.evolve(user_id="ana")
@@ -322,7 +299,7 @@ def test_a_person_can_merge_directly_and_reject_suggestions(mem: SageMemory) -> 
 
 
 @pytest.fixture
-def where(backend: Path | None, clock: Clock) -> Iterator[SageMemory]:
+def where(backend: Path | None, clock: ManualClock) -> Iterator[SageMemory]:
     m = SageMemory(backend, embedder="hashing", extractor=WhereExtractor(), clock=clock)
     yield m
     m.close()
@@ -332,7 +309,7 @@ MARCH, APRIL, JUNE = (datetime(2026, m, 1, tzinfo=UTC) for m in (3, 4, 6))
 
 
 def test_story6_facts_learnt_out_of_order_are_put_back_in_time_order(
-    where: SageMemory, clock: Clock
+    where: SageMemory, clock: ManualClock
 ) -> None:
     # The June memory arrives first; the March one is imported later (a backlog). World time
     # decides at once: Paris becomes history ending when Berlin starts, Berlin stays current.
@@ -358,7 +335,7 @@ def test_story6_facts_learnt_out_of_order_are_put_back_in_time_order(
     assert [(names[e.target_id], e.valid_to) for e in back.edges] == [("Berlin", None)]
 
 
-def test_story6_close_evidence_becomes_a_review_item(mem: SageMemory, clock: Clock) -> None:
+def test_story6_close_evidence_becomes_a_review_item(mem: SageMemory, clock: ManualClock) -> None:
     for _ in range(2):
         mem.add_graph(
             "Alice works at Acme",
@@ -392,7 +369,7 @@ def test_story6_close_evidence_becomes_a_review_item(mem: SageMemory, clock: Clo
 
 
 def test_undo_of_a_whole_run_restores_every_weight_and_edge(
-    mem: SageMemory, clock: Clock, tmp_path: Path
+    mem: SageMemory, clock: ManualClock, tmp_path: Path
 ) -> None:
     docs = backend_knowledge(mem)
     for _ in range(4):
@@ -428,7 +405,9 @@ def test_a_dry_run_proposes_and_writes_nothing(mem: SageMemory, tmp_path: Path) 
         mem.evolve(operations=["merge", "teleport"])
 
 
-def test_as_of_reads_the_memory_as_it_was(where: SageMemory, clock: Clock, tmp_path: Path) -> None:
+def test_as_of_reads_the_memory_as_it_was(
+    where: SageMemory, clock: ManualClock, tmp_path: Path
+) -> None:
     where.add("Alice lives in Paris", user_id="alice", timestamp=MARCH)
     clock.advance(days=30)
     t = clock.now
@@ -449,7 +428,7 @@ def test_as_of_reads_the_memory_as_it_was(where: SageMemory, clock: Clock, tmp_p
 
 
 def test_every_n_adds_triggers_a_run_and_stats_report_quality(
-    backend: Path | None, clock: Clock
+    backend: Path | None, clock: ManualClock
 ) -> None:
     cfg = SageConfig(embedder="hashing", evolve=EvolveConfig(every_n_adds=2))
     with SageMemory(backend, config=cfg, extractor=WhereExtractor(), clock=clock) as m:
@@ -465,7 +444,7 @@ def test_every_n_adds_triggers_a_run_and_stats_report_quality(
         assert second["metrics"]["nodes"] == 6 and second["deltas"]["nodes"] == 2
 
 
-def test_the_background_schedule_runs_passes_until_closed(clock: Clock) -> None:
+def test_the_background_schedule_runs_passes_until_closed(clock: ManualClock) -> None:
     cfg = SageConfig(embedder="hashing", evolve=EvolveConfig(schedule_seconds=0.01))
     m = SageMemory(config=cfg, extractor=WhereExtractor(), clock=clock)
     try:
@@ -498,7 +477,7 @@ def test_cli_evolve_review_accept_reject_and_undo(
     from sage_memory.cli import main
 
     folder = tmp_path / "mem"
-    with SageMemory(folder, embedder="hashing", extractor=NoGraph()) as m:
+    with SageMemory(folder, embedder="hashing", extractor=NoGraphExtractor()) as m:
         duplicate_knowledge(m)
     base = ["--path", str(folder), "--user", "ana", "--embedder", "hashing"]
 
@@ -522,7 +501,7 @@ def test_cli_evolve_review_accept_reject_and_undo(
     assert cli("review", "reject", deep["id"]) == {"rejected": deep["id"]}
     assert {x["id"] for x in cli("review")} & {pandas["id"], deep["id"]} == set()
     assert cli("undo", accepted["batch_id"])["undone"] > 0
-    with SageMemory(folder, embedder="hashing", extractor=NoGraph()) as m:
+    with SageMemory(folder, embedder="hashing", extractor=NoGraphExtractor()) as m:
         assert {n.name for n in m.graph(user_id="ana").nodes} >= {"pd.read_csv", "pandas.read_csv"}
     with pytest.raises(SystemExit):  # --dry-run or --apply must be chosen
         main([*base, "evolve"])

@@ -20,21 +20,14 @@ pytest.importorskip(
 )
 
 from sage_memory import SageMemory
+from sage_memory.testing.fakes import ManualClock
 
 DAY1 = datetime(2026, 3, 2, 9, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = DAY1
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture(params=["memory", "folder"])
-def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SageMemory, Clock]]:
-    clock = Clock()
+def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SageMemory, ManualClock]]:
+    clock = ManualClock(DAY1)
     path = None if request.param == "memory" else tmp_path / "mem"
     mem = SageMemory(path, embedder="minilm", clock=clock)
     yield mem, clock
@@ -54,7 +47,9 @@ def before(text: str, first: str, then: str) -> bool:
 # -- 1. project plan ----------------------------------------------------------------------------
 
 
-def test_project_plan_next_step_prerequisite_and_resource(env: tuple[SageMemory, Clock]) -> None:
+def test_project_plan_next_step_prerequisite_and_resource(
+    env: tuple[SageMemory, ManualClock],
+) -> None:
     mem, clock = env
     mem.add(
         "I want to build a personal blog. First I'll design the database, then build the "
@@ -87,7 +82,9 @@ def test_project_plan_next_step_prerequisite_and_resource(env: tuple[SageMemory,
 # -- 2. associative programming knowledge -----------------------------------------------------
 
 
-def test_associative_knowledge_reaches_the_with_statement(env: tuple[SageMemory, Clock]) -> None:
+def test_associative_knowledge_reaches_the_with_statement(
+    env: tuple[SageMemory, ManualClock],
+) -> None:
     mem, _ = env
     for text in (
         "open() opens a file in Python",
@@ -107,7 +104,9 @@ def test_associative_knowledge_reaches_the_with_statement(env: tuple[SageMemory,
 # -- 3. tool-use experience -------------------------------------------------------------------
 
 
-def test_tool_use_experience_returns_api_column_and_method(env: tuple[SageMemory, Clock]) -> None:
+def test_tool_use_experience_returns_api_column_and_method(
+    env: tuple[SageMemory, ManualClock],
+) -> None:
     mem, _ = env
     mem.add(
         "The user asked to total sales in sales_data.csv. I loaded it with pandas.read_csv, "
@@ -126,7 +125,9 @@ def test_tool_use_experience_returns_api_column_and_method(env: tuple[SageMemory
 # -- 4. diagnosis chain -------------------------------------------------------------------------
 
 
-def test_diagnosis_chain_causes_fixes_precondition_in_order(env: tuple[SageMemory, Clock]) -> None:
+def test_diagnosis_chain_causes_fixes_precondition_in_order(
+    env: tuple[SageMemory, ManualClock],
+) -> None:
     mem, _ = env
     err = "DatabaseError: relation 'user_table' does not exist"
     mem.add(
@@ -150,7 +151,7 @@ def test_diagnosis_chain_causes_fixes_precondition_in_order(env: tuple[SageMemor
 # -- 5. knowledge plus experience -------------------------------------------------------------
 
 
-def test_rules_and_the_procedure_that_worked(env: tuple[SageMemory, Clock]) -> None:
+def test_rules_and_the_procedure_that_worked(env: tuple[SageMemory, ManualClock]) -> None:
     mem, clock = env
     for text in (
         "user U123 is a premium member",
@@ -179,7 +180,9 @@ def test_rules_and_the_procedure_that_worked(env: tuple[SageMemory, Clock]) -> N
 # -- 6. facts that change -----------------------------------------------------------------------
 
 
-def test_changing_facts_current_first_history_on_request(env: tuple[SageMemory, Clock]) -> None:
+def test_changing_facts_current_first_history_on_request(
+    env: tuple[SageMemory, ManualClock],
+) -> None:
     mem, clock = env
     mem.add("Alice lives in Paris", user_id="u", timestamp=datetime(2026, 3, 1, tzinfo=UTC))
     mem.add("Alice moved to Berlin", user_id="u", timestamp=datetime(2026, 6, 1, tzinfo=UTC))
@@ -198,7 +201,7 @@ def test_changing_facts_current_first_history_on_request(env: tuple[SageMemory, 
     assert "Paris" in then.context and "Berlin" not in then.context
 
 
-def test_changing_preferences(env: tuple[SageMemory, Clock]) -> None:
+def test_changing_preferences(env: tuple[SageMemory, ManualClock]) -> None:
     mem, clock = env
     mem.add("Bob prefers tea", user_id="bob", timestamp=datetime(2026, 1, 5, tzinfo=UTC))
     mem.add("Bob now prefers coffee", user_id="bob", timestamp=datetime(2026, 4, 5, tzinfo=UTC))
@@ -211,7 +214,7 @@ def test_changing_preferences(env: tuple[SageMemory, Clock]) -> None:
 # -- 7. health preferences with care ----------------------------------------------------------
 
 
-def test_health_facts_come_together_with_sources(env: tuple[SageMemory, Clock]) -> None:
+def test_health_facts_come_together_with_sources(env: tuple[SageMemory, ManualClock]) -> None:
     mem, _ = env
     texts = (
         "U123 prefers low-salt food",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,25 +10,13 @@ import pytest
 
 from sage_memory import SageMemory
 from sage_memory.errors import NotFoundError, ValidationError
-from sage_memory.extract.base import ExtractionContext
-from sage_memory.types import EdgeSpec, GraphDelta, Memory, NodeSpec
-
-
-class NoGraph:
-    """An extractor that proposes nothing, so only the edits under test shape the graph."""
-
-    name = "no-graph"
-
-    def extract(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
-        return GraphDelta()
-
-    def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
-        return [GraphDelta() for _ in items]
+from sage_memory.testing.fakes import NoGraphExtractor
+from sage_memory.types import EdgeSpec, NodeSpec
 
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[SageMemory]:
-    m = SageMemory(tmp_path / "mem", embedder="hashing", extractor=NoGraph())
+    m = SageMemory(tmp_path / "mem", embedder="hashing", extractor=NoGraphExtractor())
     yield m
     m.close()
 
@@ -161,9 +149,9 @@ def test_graph_is_scoped_and_hides_expired_edges(mem: SageMemory) -> None:
 
 
 def test_graph_edits_survive_reopening(tmp_path: Path) -> None:
-    with SageMemory(tmp_path / "m", embedder="hashing", extractor=NoGraph()) as mem:
+    with SageMemory(tmp_path / "m", embedder="hashing", extractor=NoGraphExtractor()) as mem:
         alice_works_at_acme(mem)
-    with SageMemory(tmp_path / "m", embedder="hashing", extractor=NoGraph()) as mem:
+    with SageMemory(tmp_path / "m", embedder="hashing", extractor=NoGraphExtractor()) as mem:
         g = mem.graph(user_id="u1")
         assert len(g.nodes) == 2
         assert len(g.edges) == 1

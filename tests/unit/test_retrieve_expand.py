@@ -14,27 +14,17 @@ from pathlib import Path
 import pytest
 
 from sage_memory import SageMemory
-from sage_memory.extract.base import ExtractionContext
 from sage_memory.retrieve.expand import EdgeFilter, Neighbourhood, bfs, local_ppr
-from sage_memory.types import EdgeSpec, GraphDelta, Memory, Node, NodeSpec, Scope
+from sage_memory.testing.fakes import NoGraphExtractor
+from sage_memory.types import EdgeSpec, Node, NodeSpec, Scope
 
 U = Scope("u")
-
-
-class NoGraph:
-    name = "no-graph"
-
-    def extract(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
-        return GraphDelta()
-
-    def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
-        return [GraphDelta() for _ in items]
 
 
 @pytest.fixture(params=["memory", "sqlite"])
 def mem(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SageMemory]:
     path = None if request.param == "memory" else tmp_path / "m"
-    m = SageMemory(path, embedder="hashing", extractor=NoGraph())
+    m = SageMemory(path, embedder="hashing", extractor=NoGraphExtractor())
     yield m
     m.close()
 

@@ -14,22 +14,12 @@ from sage_memory import SageConfig, SageMemory
 from sage_memory.config import RetrieveConfig
 from sage_memory.embed.tokens import default_counter
 from sage_memory.errors import ConfigError
-from sage_memory.extract.base import ExtractionContext
-from sage_memory.types import EdgeSpec, GraphDelta, Memory, NodeSpec, Scope, replace
+from sage_memory.testing.fakes import NoGraphExtractor
+from sage_memory.types import EdgeSpec, NodeSpec, Scope, replace
 from tests.conftest import WhereExtractor
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
-
-
-class NoGraph:
-    name = "no-graph"
-
-    def extract(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
-        return GraphDelta()
-
-    def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
-        return [GraphDelta() for _ in items]
 
 
 def open_mem(kind: str, tmp_path: Path, extractor: object, **kw: object) -> SageMemory:
@@ -44,7 +34,7 @@ def kind(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def mem(kind: str, tmp_path: Path) -> Iterator[SageMemory]:
-    m = open_mem(kind, tmp_path, NoGraph())
+    m = open_mem(kind, tmp_path, NoGraphExtractor())
     yield m
     m.close()
 
@@ -157,7 +147,7 @@ def test_the_context_fits_a_small_budget(mem: SageMemory) -> None:
 @pytest.mark.parametrize("preset", ["semantic", "lexical", "graph", "recent", "diverse", "rrf"])
 def test_every_preset_ranks(kind: str, tmp_path: Path, preset: str) -> None:
     cfg = SageConfig(embedder="hashing", retrieve=RetrieveConfig(preset=preset))
-    m = open_mem(kind, tmp_path, NoGraph(), config=cfg)
+    m = open_mem(kind, tmp_path, NoGraphExtractor(), config=cfg)
     try:
         turns(m, ["the cat sleeps on the sofa", "stock prices fell", *FILLER[:5]], user_id="u")
         assert (
@@ -173,7 +163,7 @@ def test_an_unknown_preset_fails_at_construction(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="balanced"):
         SageMemory(
             embedder="hashing",
-            extractor=NoGraph(),
+            extractor=NoGraphExtractor(),
             config=SageConfig(retrieve=RetrieveConfig(preset="best")),
         )
 
