@@ -7,7 +7,9 @@
     'I moved to Berlin last week'
 
 Importing this package is cheap: heavy parts (the embedding model, Chroma, litellm) load on
-first use. Public names are resolved lazily through ``__getattr__``.
+first use. Public names are resolved lazily through ``__getattr__``. Besides the engine, its
+config and its data types, the ports (GraphStore, VectorIndex, Embedder, ChatModel, Extractor)
+and the adapter helpers are exported here: integrations import only from this surface.
 """
 
 from __future__ import annotations
@@ -37,6 +39,23 @@ _EXPORTS = {
     "Subgraph": "sage_memory.types",
     "Suggestion": "sage_memory.types",
     "EvolutionReport": "sage_memory.evolve.runner",
+    # the ports and the helpers adapters and third-party backends build on
+    "GraphDelta": "sage_memory.types",
+    "NodeSpec": "sage_memory.types",
+    "EdgeSpec": "sage_memory.types",
+    "Vector": "sage_memory.types",
+    "GraphStore": "sage_memory.store.base",
+    "VectorIndex": "sage_memory.index.base",
+    "Embedder": "sage_memory.embed.base",
+    "ChatModel": "sage_memory.llm.base",
+    "ChatResponse": "sage_memory.llm.base",
+    "Message": "sage_memory.llm.base",
+    "Extractor": "sage_memory.extract.base",
+    "ExtractionContext": "sage_memory.extract.base",
+    "BridgedEmbedder": "sage_memory.adapters",
+    "engine_of": "sage_memory.adapters",
+    "async_engine_of": "sage_memory.adapters",
+    "scope_kwargs": "sage_memory.adapters",
     "SageMemoryError": "sage_memory.errors",
     "ConfigError": "sage_memory.errors",
     "ValidationError": "sage_memory.errors",
@@ -49,19 +68,30 @@ _EXPORTS = {
 __all__ = [
     "AddResult",
     "AsyncSageMemory",
+    "BridgedEmbedder",
     "Change",
+    "ChatModel",
+    "ChatResponse",
     "ConfigError",
     "DependencyError",
     "Edge",
     "EdgeHit",
+    "EdgeSpec",
+    "Embedder",
     "EvolutionReport",
     "EvolveConfig",
     "ExtractConfig",
+    "ExtractionContext",
     "ExtractionError",
+    "Extractor",
+    "GraphDelta",
+    "GraphStore",
     "Memory",
     "MemoryHit",
+    "Message",
     "Node",
     "NodeHit",
+    "NodeSpec",
     "NotFoundError",
     "RetrievalResult",
     "RetrieveConfig",
@@ -73,10 +103,17 @@ __all__ = [
     "Subgraph",
     "Suggestion",
     "ValidationError",
+    "Vector",
+    "VectorIndex",
+    "async_engine_of",
+    "engine_of",
+    "scope_kwargs",
 ]
 
 if TYPE_CHECKING:
+    from sage_memory.adapters import BridgedEmbedder, async_engine_of, engine_of, scope_kwargs
     from sage_memory.config import EvolveConfig, ExtractConfig, RetrieveConfig, SageConfig
+    from sage_memory.embed.base import Embedder
     from sage_memory.engine.aio import AsyncSageMemory
     from sage_memory.engine.core import SageMemory
     from sage_memory.errors import (
@@ -89,19 +126,27 @@ if TYPE_CHECKING:
         ValidationError,
     )
     from sage_memory.evolve.runner import EvolutionReport
+    from sage_memory.extract.base import ExtractionContext, Extractor
+    from sage_memory.index.base import VectorIndex
+    from sage_memory.llm.base import ChatModel, ChatResponse, Message
+    from sage_memory.store.base import GraphStore
     from sage_memory.types import (
         AddResult,
         Change,
         Edge,
         EdgeHit,
+        EdgeSpec,
+        GraphDelta,
         Memory,
         MemoryHit,
         Node,
         NodeHit,
+        NodeSpec,
         RetrievalResult,
         Scope,
         Subgraph,
         Suggestion,
+        Vector,
     )
 
 

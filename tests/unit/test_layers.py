@@ -43,3 +43,13 @@ def test_the_contracts_cover_the_layers_the_docs_name() -> None:
     assert {"langchain", "langchain_core", "langgraph", "llama_index"} <= set(
         frameworks["forbidden_modules"]
     )
+
+
+def test_integrations_import_only_the_public_surface() -> None:
+    deep = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in sorted((ROOT / "integrations").rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if line.lstrip().startswith(("from sage_memory.", "import sage_memory."))
+    ]
+    assert deep == [], "import these names from `sage_memory` (export them there if missing)"

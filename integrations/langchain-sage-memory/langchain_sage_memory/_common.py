@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 # The engine helpers live in the core (sage_memory.adapters), shared with the other adapters.
-from sage_memory.adapters import async_engine_of, engine_of, scope_kwargs
-from sage_memory.types import MemoryHit, Subgraph
+from sage_memory import MemoryHit, Subgraph, async_engine_of, engine_of, scope_kwargs
 
 
 def read_scope(

@@ -18,8 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from langchain_sage_memory._common import message_text
-from sage_memory.adapters import BridgedEmbedder
-from sage_memory.llm.base import ChatResponse, Message
+from sage_memory import BridgedEmbedder, ChatResponse, Message
 
 _ROLES: dict[str, type[BaseMessage]] = {
     "system": SystemMessage,

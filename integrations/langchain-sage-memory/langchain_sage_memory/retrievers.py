@@ -13,7 +13,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import Field
 
 from langchain_sage_memory._common import async_engine_of, engine_of, hit_record, read_scope
-from sage_memory.types import RetrievalResult
+from sage_memory import RetrievalResult
 
 
 class SageMemoryRetriever(BaseRetriever):

@@ -51,9 +51,7 @@ from langgraph.store.base import (
 )
 
 from langchain_sage_memory._common import engine_of
-from sage_memory.engine.core import SageMemory
-from sage_memory.errors import NotFoundError
-from sage_memory.types import Memory
+from sage_memory import Memory, NotFoundError, SageMemory
 
 #: ``Memory.source`` of every memory written by a SageStore.
 STORE_SOURCE = "langgraph-store"

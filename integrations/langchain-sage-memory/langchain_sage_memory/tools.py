@@ -22,10 +22,15 @@ from langchain_sage_memory._common import (
     subgraph_record,
     subgraph_text,
 )
-from sage_memory.engine.aio import AsyncSageMemory
-from sage_memory.engine.core import SageMemory
-from sage_memory.errors import NotFoundError
-from sage_memory.types import AddResult, Memory, RetrievalResult, Subgraph
+from sage_memory import (
+    AddResult,
+    AsyncSageMemory,
+    Memory,
+    NotFoundError,
+    RetrievalResult,
+    SageMemory,
+    Subgraph,
+)
 
 ResponseFormat = Literal["content", "content_and_artifact"]
 

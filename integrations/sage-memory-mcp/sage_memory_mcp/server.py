@@ -36,10 +36,17 @@ from pydantic import BaseModel, ConfigDict, Field
 # pydantic needs typing_extensions' TypedDict on Python < 3.12 to build the output schemas.
 from typing_extensions import TypedDict
 
-from sage_memory.config import SageConfig
-from sage_memory.engine.core import SageMemory
-from sage_memory.errors import NotFoundError, SageMemoryError
-from sage_memory.types import Edge, EdgeSpec, Memory, Node, NodeSpec
+from sage_memory import (
+    Edge,
+    EdgeSpec,
+    Memory,
+    Node,
+    NodeSpec,
+    NotFoundError,
+    SageConfig,
+    SageMemory,
+    SageMemoryError,
+)
 
 try:  # mcp >= 2
     from mcp.server.mcpserver import MCPServer as _Server

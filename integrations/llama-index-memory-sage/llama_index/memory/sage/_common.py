@@ -7,8 +7,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 # The engine helpers live in the core (sage_memory.adapters), shared with the other adapters.
-from sage_memory.adapters import async_engine_of, engine_of, scope_kwargs
-from sage_memory.types import MemoryHit, Subgraph
+from sage_memory import MemoryHit, Subgraph, async_engine_of, engine_of, scope_kwargs
 
 #: Roles whose messages are remembered: tool traffic and system prompts are not the user's.
 SAVED_ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant"}

@@ -13,8 +13,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
 
-from sage_memory.adapters import BridgedEmbedder
-from sage_memory.llm.base import ChatResponse, Message
+from sage_memory import BridgedEmbedder, ChatResponse, Message
 
 _ROLES = {
     "system": MessageRole.SYSTEM,

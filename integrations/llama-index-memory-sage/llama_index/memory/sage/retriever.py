@@ -8,7 +8,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.memory.sage._common import async_engine_of, engine_of, hit_metadata, scope_kwargs
 
-from sage_memory.types import RetrievalResult
+from sage_memory import RetrievalResult
 
 
 class SageRetriever(BaseRetriever):

@@ -15,8 +15,7 @@ from typing import Any
 from llama_index.core.tools.tool_spec.base import BaseToolSpec
 from llama_index.memory.sage._common import async_engine_of, engine_of, scope_kwargs, subgraph_text
 
-from sage_memory.errors import NotFoundError
-from sage_memory.types import Memory
+from sage_memory import Memory, NotFoundError
 
 #: Shortest id prefix forget_memory accepts: the packed context cites memories by 8 characters.
 MIN_ID_PREFIX = 8
