@@ -206,6 +206,20 @@ def cmd_explore(args: argparse.Namespace) -> int:
             include_expired=args.history,
             **_scope(args),
         )
+    if args.format in ("svg", "html"):
+        from sage_memory.ui import render_svg, subgraph_html
+
+        picture = (
+            render_svg(sub)
+            if args.format == "svg"
+            else subgraph_html(sub, title=f"{args.name}: {args.hops} hops")
+        )
+        if args.output:
+            Path(args.output).write_text(picture, encoding="utf-8")
+            print(f"wrote {args.output}")
+        else:
+            print(picture)
+        return 0
     names = {n.id: n.name for n in sub.nodes}
     data = {
         "start": list(sub.start),
@@ -428,6 +442,42 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("ui")
+def cmd_ui(args: argparse.Namespace) -> int:
+    """The graph explorer in the browser, for one scope, on 127.0.0.1."""
+    import webbrowser
+
+    from sage_memory.ui.api import ExplorerApi
+    from sage_memory.ui.server import ExplorerServer
+
+    if not Path(args.path).is_dir():
+        raise ValidationError(
+            f"--path {args.path}: no memory folder there (run `sage-memory demo` for one)"
+        )
+    with _open(args) as mem:
+        user, agent = args.user, args.agent
+        if user is None and agent is None:
+            # no scope named: the folder's only scope (the demo's), else the CLI's default
+            scopes = mem.scopes()
+            if len(scopes) == 1:
+                user, agent = scopes[0].user_id, scopes[0].agent_id
+            else:
+                user = "default"
+        api = ExplorerApi(mem, user_id=user, agent_id=agent, allow_writes=args.allow_writes)
+        server = ExplorerServer(api, port=args.port)
+        shown = ", ".join(f"{k}={v}" for k, v in api.scope.items() if v is not None)
+        mode = "writes allowed (token-protected)" if args.allow_writes else "read-only"
+        print(f"sage_memory explorer for {shown} ({mode}) at {server.url}", flush=True)
+        print("press Ctrl-C to stop", flush=True)
+        if not args.no_browser:
+            webbrowser.open(server.url)
+        try:
+            server.serve_forever()
+        finally:
+            server.server_close()
+    return 0
+
+
 @command("demo")
 def cmd_demo(args: argparse.Namespace) -> int:
     """Scenario 1 of the product stories, offline: a project plan recalled days later."""
@@ -461,6 +511,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         say(_indent(res.context))
     say(
         f"\nExplore it yourself:\n  sage-memory --path {folder} --user demo explore 'personal blog'"
+        f"\nSee it as a graph in your browser:\n  sage-memory ui --path {folder}"
     )
     return 0
 
@@ -513,6 +564,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--hops", type=int, default=2)
     sp.add_argument("--relation", action="append", help="follow only this relation (repeatable)")
     sp.add_argument("--history", action="store_true", help="include expired facts")
+    sp.add_argument(
+        "--format",
+        choices=["text", "svg", "html"],
+        default="text",
+        help="svg or html: write the subgraph as a picture (to --output, else stdout)",
+    )
+    sp.add_argument("--output", "-o", help="file for --format svg/html")
     sp = add("plan", "structure: what comes next / before / after / is needed for a task")
     sp.add_argument("question", choices=["next", "before", "after", "needs"])
     sp.add_argument("name", help="task or project name, alias or id")
@@ -549,6 +607,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("id", nargs="?", help="suggestion id (for accept/reject)")
     sp = add("backup", "consistent copy of the memory folder while it is in use")
     sp.add_argument("dest")
+    sp = add("ui", "the graph explorer in your browser (127.0.0.1 only; read-only by default)")
+    # accepted after the command too (`sage-memory ui --path X`); SUPPRESS keeps the global value
+    sp.add_argument("--path", "--db", default=argparse.SUPPRESS, help="memory folder")
+    sp.add_argument("--user", default=argparse.SUPPRESS, help="user_id scope")
+    sp.add_argument("--agent", default=argparse.SUPPRESS, help="agent_id scope")
+    sp.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free)")
+    sp.add_argument("--no-browser", action="store_true", help="only print the URL")
+    sp.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="let the page accept/reject suggestions, undo and run the evolver",
+    )
     sp = add("demo", "an offline walk-through of a project plan recalled days later")
     sp.add_argument("--demo-path", help="folder for the demo memory (default: a temp folder)")
     return p
@@ -558,7 +628,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     scopeless = args.user is None and args.agent is None and args.run is None
-    if scopeless and args.command not in ("demo", "load", "stats", "export", "backup"):
+    if scopeless and args.command not in ("demo", "load", "stats", "export", "backup", "ui"):
         args.user = "default"
     try:
         return _COMMANDS[args.command](args)
