@@ -7,11 +7,11 @@ the tests call it directly too. Only public ``SageMemory`` methods are used.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from itertools import pairwise
 from typing import Any
 
 from sage_memory.errors import NotFoundError, ValidationError
@@ -399,32 +399,35 @@ class _Sub:
         self.start, self.nodes, self.edges = start, nodes, edges
 
 
-def query_path(res: Any) -> set[str]:
-    """The edges that linked graph hits to the query: the edge hits the graph channel found,
-    or else the edges joining a graph-found node to a seed node."""
-    import networkx as nx
+_STEP = re.compile(r" (-(?P<out>[^ ]+?)->|<-(?P<inc>[^ ]+?)-) ")
 
-    by_graph = {h.edge.id for h in res.edges if "graph" in h.channels}
-    if by_graph:
-        return by_graph
-    seeds = {h.node.id for h in res.nodes if "graph" not in h.channels}
-    reached = [h.node.id for h in res.nodes if "graph" in h.channels]
-    if not seeds or not reached or not res.edges:
-        return set()
-    g = nx.Graph()
-    for h in res.edges:
-        g.add_edge(h.edge.source_id, h.edge.target_id, id=h.edge.id)
-    path: set[str] = set()
-    for target in reached:
-        best: Sequence[str] | None = None
-        for seed in seeds:
-            if seed in g and target in g and nx.has_path(g, seed, target):
-                p = nx.shortest_path(g, seed, target)
-                if best is None or len(p) < len(best):
-                    best = p
-        if best:
-            path |= {g.edges[a, b]["id"] for a, b in pairwise(best)}
-    return path
+
+def why_path(why: str) -> list[tuple[str, str, str]]:
+    """The (source, relation, target) steps of a graph hit's why, e.g.
+    "blog -CONTAINS_TASK-> build the API -REQUIRES-> FastAPI; task of blog"."""
+    chain = why.split(";", 1)[0].strip()
+    parts = _STEP.split(chain)
+    # re.split with 3 groups: [name, whole, out, inc, name, whole, out, inc, name, ...]
+    names, steps = parts[0::4], list(zip(parts[2::4], parts[3::4], strict=False))
+    out: list[tuple[str, str, str]] = []
+    for i, (fwd, back) in enumerate(steps):
+        a, b = names[i].strip(), names[i + 1].strip()
+        out.append((a, fwd, b) if fwd else (b, back, a))
+    return out
+
+
+def query_path(res: Any) -> set[str]:
+    """The edges of the path that linked the best graph hit to the query (its why, matched
+    to the edge hits), so the page can highlight how the graph reached it."""
+    edges = {(h.source_name, h.edge.relation, h.target_name): h.edge.id for h in res.edges}
+    for hit in res.nodes:
+        if "graph" not in hit.channels:
+            continue
+        steps = why_path(hit.why)
+        ids = [edges.get(step) for step in steps]
+        if steps and all(ids):
+            return {i for i in ids if i}
+    return set()
 
 
 def _plain(value: Any) -> Any:

@@ -72,6 +72,8 @@ async function redraw() {
       $("next").disabled = r.offset + r.shown >= r.total_nodes;
     }
     $("graph").dataset.asOf = state.asOf || "now";
+    // what is drawn, for people reading the DOM (and the browser tests)
+    $("graph").dataset.view = state.query ? "search" : state.focus ? `node:${state.focus}` : `graph:${state.offset}`;
   } catch (e) {
     status(e.message, true);
   }
