@@ -22,7 +22,14 @@ from sage_memory.ui.svg import render_view
 #: the most time stops the slider offers (evenly thinned beyond that)
 MAX_TIME_STOPS = 200
 #: the metrics plotted over runs, when a run reports them
-PLOTTED = ("nodes", "edges", "duplicate_candidate_rate", "orphan_rate", "avg_degree")
+PLOTTED = (
+    "nodes",
+    "current_edges",
+    "isolated_nodes",
+    "duplicate_candidate_rate",
+    "relation_entropy",
+    "mean_confidence",
+)
 
 
 class ReadOnlyError(ValidationError):

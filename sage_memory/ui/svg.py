@@ -14,14 +14,24 @@ from html import escape
 
 from sage_memory.ui.layout import GraphView, ViewEdge, positions
 
-# colour-blind-safe palette (Okabe-Ito, without black); a label keeps its colour everywhere
-_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
+# Tableau 10; the common labels get distinct colours, any other label a stable hashed one
+_PALETTE = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+)  # fmt: skip
+_KNOWN = {
+    "Project": 0, "Task": 1, "Tool": 4, "Person": 6, "Place": 3, "Value": 5,
+    "Concept": 8, "Document": 7, "Summary": 9, "Entity": 9, "Resource": 2,
+}  # fmt: skip
 _NODE_R = 11
-_PAD = 70
+_PAD = 60
+_LEGEND_W = 130  # a column on the right for the legend, outside the layout area
 
 
 def label_colour(label: str) -> str:
     """A stable colour for a node label (a content hash, never ``hash()``, so runs agree)."""
+    if label in _KNOWN:
+        return _PALETTE[_KNOWN[label]]
     digest = hashlib.sha256(label.encode("utf-8")).digest()
     return _PALETTE[digest[0] % len(_PALETTE)]
 
@@ -38,7 +48,9 @@ def _a(value: object) -> str:
 def render_view(view: GraphView, *, width: int = 900, height: int = 600) -> str:
     """The SVG markup of ``view``, laid out with networkx (deterministic)."""
     pos = positions(view.nodes, view.edges)
-    inner_w, inner_h = max(1, width - 2 * _PAD), max(1, height - 2 * _PAD)
+    # the right padding is wider: names are written to the right of their node
+    inner_w = max(1, width - 2 * _PAD - 90 - _LEGEND_W)
+    inner_h = max(1, height - 2 * _PAD)
     xy = {nid: (_PAD + x * inner_w, _PAD + y * inner_h) for nid, (x, y) in pos.items()}
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="sage-graph" width="{width}" '
@@ -135,8 +147,9 @@ def _legend(view: GraphView, width: int) -> list[str]:
     for i, label in enumerate(labels):
         y = 14 + i * 16
         out.append(
-            f'<circle cx="{width - 120}" cy="{y}" r="5" fill="{label_colour(label)}"/>'
-            f'<text x="{width - 110}" y="{y + 4}">{_a(label)}</text>'
+            f'<circle cx="{width - _LEGEND_W + 10}" cy="{y}" r="5" '
+            f'fill="{label_colour(label)}"/>'
+            f'<text x="{width - _LEGEND_W + 20}" y="{y + 4}">{_a(label)}</text>'
         )
     out.append("</g>")
     return out

@@ -183,7 +183,7 @@ def test_stats_plot_runs_started_from_the_page(mem: SageMemory) -> None:
     server = serve(mem, writes=True)
     try:
         _, before = call(server, "/api/stats")
-        assert before["runs_plotted"] == 1 and len(before["plots"]) == 5  # the last run's quality
+        assert before["runs_plotted"] == 1 and len(before["plots"]) == 6  # the last run's quality
         status, run = call(server, "/api/evolve", {}, {"X-Sage-Token": server.token})
         assert status == 200 and run["batch_id"]
         call(server, "/api/evolve", {}, {"X-Sage-Token": server.token})

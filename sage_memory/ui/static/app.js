@@ -137,6 +137,16 @@ function setTime(index) {
   if (state.focus) showNode(state.focus).catch(() => {});
 }
 
+// evidence as short "key: value" lines; bare ids say nothing to a reader, so they are left out
+function evidenceText(evidence) {
+  const lines = [];
+  for (const [k, v] of Object.entries(evidence)) {
+    if (typeof v === "string" && /^[0-9a-f]{32}$/.test(v)) continue;
+    lines.push(`${k.replaceAll("_", " ")}: ${Array.isArray(v) ? v.join(", ") : typeof v === "object" && v ? JSON.stringify(v) : v}`);
+  }
+  return lines.join("\n");
+}
+
 async function loadEvolver() {
   const r = await get("/api/review");
   const list = $("review");
@@ -145,7 +155,7 @@ async function loadEvolver() {
   for (const s of r.suggestions) {
     list.append(el("li", { "data-id": s.id },
       el("strong", {}, `[${s.op}] `), s.summary, ` (${s.confidence.toFixed(2)})`,
-      el("div", { class: "evidence" }, JSON.stringify(s.evidence, null, 1)),
+      el("div", { class: "evidence" }, evidenceText(s.evidence)),
       el("button", { type: "button", class: "write accept", onclick: () => act("/api/accept", s.id) }, "Accept"),
       el("button", { type: "button", class: "write reject", onclick: () => act("/api/reject", s.id) }, "Reject")));
   }
