@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 

@@ -147,7 +147,7 @@ def test_search_click_time_accept_undo(
         page.wait_for_selector("#graph[data-view='graph:0']")
         page.fill("#slider", "0")
         page.wait_for_function("() => document.querySelector('#graph').dataset.asOf !== 'now'")
-        page.wait_for_function("() => !document.querySelector('#graph').innerHTML.includes('DataFrame')")
+        page.wait_for_function("() => !document.querySelector('#graph').textContent.includes('Data')")
         first = mem.get_all(user_id="demo")[0].created_at
         past = mem.as_of(first).graph(user_id="demo", include_expired=True)
         assert drawn_nodes(page) == {n.id for n in past.nodes}
