@@ -47,3 +47,59 @@ def mem(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
     m = SageMemory(path, embedder="hashing", extractor=WhereExtractor())
     yield m
     m.close()
+
+
+def write_big_export(path: Path, n: int, user: str = "big") -> None:
+    """A jsonl export of one scope with ``n`` nodes, each linked to the previous one and to a
+    random earlier one (about 2n edges): a large graph loaded in seconds, not built by add."""
+    import json
+    import random
+    import uuid
+
+    rng = random.Random(7)
+    at = "2026-05-01T09:00:00+00:00"
+    scope = {"agent_id": None, "run_id": None, "user_id": user}
+
+    def uid() -> str:
+        return uuid.UUID(int=rng.getrandbits(128)).hex
+
+    mid, ids = uid(), [uid() for _ in range(n)]
+    memory = {
+        "access_count": 0, "archived": False, "created_at": at, "event_time": None,
+        "extraction": "skipped", "extraction_error": None, "id": mid, "kind": "knowledge",
+        "last_accessed": None, "metadata": {}, "role": None, "salience": 0.5, "scope": scope,
+        "source": None, "text": "a big generated graph", "timestamp": at, "updated_at": at,
+    }  # fmt: skip
+    with path.open("w", encoding="utf-8") as fh:
+        header = {"embedder": "hashing-256", "type": "sage_memory.export", "version": 1}
+        fh.write(json.dumps(header) + "\n")
+        fh.write(json.dumps({"data": memory, "type": "memory"}) + "\n")
+        for i, nid in enumerate(ids):
+            node = {
+                "access_count": 0, "aliases": [], "attributes": {}, "confidence": 0.8,
+                "created_at": at, "id": nid, "label": "Concept", "last_accessed": None,
+                "memory_ids": [mid], "name": f"topic {i}", "salience": 0.5, "scope": scope,
+                "summary": "", "updated_at": at,
+            }  # fmt: skip
+            fh.write(json.dumps({"data": node, "type": "node"}) + "\n")
+        for i in range(1, n):
+            for j in (i - 1, rng.randrange(0, i)):
+                edge = {
+                    "attributes": {}, "confidence": 0.8, "created_at": at, "expired_at": None,
+                    "fact": "", "id": uid(), "memory_ids": [mid], "relation": "RELATED_TO",
+                    "scope": scope, "source_id": ids[i], "target_id": ids[j], "valid_from": at,
+                    "valid_to": None, "weight": 1.0,
+                }  # fmt: skip
+                fh.write(json.dumps({"data": edge, "type": "edge"}) + "\n")
+
+
+@pytest.fixture(scope="session")
+def big_scope(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A SageMemory (in memory, hashing embedder) whose scope user_id="big" has 10k nodes."""
+    from sage_memory import SageMemory
+
+    export = tmp_path_factory.mktemp("big") / "big.jsonl"
+    write_big_export(export, 10_000)
+    m = SageMemory.load(export, None, embedder="hashing")
+    yield m
+    m.close()

@@ -96,9 +96,7 @@ def drawn_nodes(page: Any) -> set[str]:
     return set(page.eval_on_selector_all("#graph .node", "gs => gs.map(g => g.dataset.id)"))
 
 
-def test_search_click_time_accept_undo(
-    mem: SageMemory, browser: Any, shots: Path
-) -> None:
+def test_search_click_time_accept_undo(mem: SageMemory, browser: Any, shots: Path) -> None:
     server = ExplorerServer(ExplorerApi(mem, user_id="demo", allow_writes=True)).start()
     errors: list[str] = []
     try:
@@ -147,7 +145,8 @@ def test_search_click_time_accept_undo(
         page.wait_for_selector("#graph[data-view='graph:0']")
         page.fill("#slider", "0")
         page.wait_for_function("() => document.querySelector('#graph').dataset.asOf !== 'now'")
-        page.wait_for_function("() => !document.querySelector('#graph').textContent.includes('Data')")
+        no_frame = "() => !document.querySelector('#graph').textContent.includes('DataFrame')"
+        page.wait_for_function(no_frame)
         first = mem.get_all(user_id="demo")[0].created_at
         past = mem.as_of(first).graph(user_id="demo", include_expired=True)
         assert drawn_nodes(page) == {n.id for n in past.nodes}
@@ -170,8 +169,9 @@ def test_search_click_time_accept_undo(
 
         # 6. undo it from the journal of runs
         page.click(f"#runs li[data-batch='{accepted.batch_id}'] button.undo")
-        page.wait_for_selector(f"#runs li[data-batch='{accepted.batch_id}'] button.undo",
-                               state="detached")
+        page.wait_for_selector(
+            f"#runs li[data-batch='{accepted.batch_id}'] button.undo", state="detached"
+        )
         assert "(undone)" in page.inner_text(f"#runs li[data-batch='{accepted.batch_id}']")
         assert mem.stats(user_id="demo")["nodes"] == nodes_before
         names = {n.name for n in mem.graph(user_id="demo").nodes}
@@ -206,3 +206,24 @@ def test_read_only_page_disables_writes(mem: SageMemory, browser: Any, shots: Pa
 
 def test_chromium_is_the_system_one() -> None:
     assert shutil.which("chromium") or Path(CHROMIUM).exists()
+
+
+@pytest.mark.slow
+def test_a_10k_node_scope_stays_usable(big_scope: SageMemory, browser: Any, shots: Path) -> None:
+    server = ExplorerServer(ExplorerApi(big_scope, user_id="big")).start()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60_000)
+        page.goto(server.url)
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.locator("#graph .node").count() == 150
+        assert "of 10000" in page.inner_text("#page-info")
+        page.click("#next")
+        page.wait_for_selector("#graph[data-view='graph:150']")
+        assert page.locator("#graph .node").count() == 150
+        page.locator("#graph .node").first.click()
+        page.wait_for_selector("#node-name")
+        assert page.inner_text("#node-name").startswith("topic ")
+        page.screenshot(path=str(shots / "10k.png"))
+    finally:
+        server.stop()

@@ -191,3 +191,22 @@ def test_stats_plot_runs_started_from_the_page(mem: SageMemory) -> None:
         assert after["runs_plotted"] == 2 and 'data-points="2"' in after["plots"][0]
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_10k_node_scope_is_sampled_and_paged(big_scope: SageMemory) -> None:
+    server = ExplorerServer(ExplorerApi(big_scope, user_id="big")).start()
+    try:
+        status, first = call(server, "/api/graph")
+        assert status == 200 and first["total_nodes"] == 10_000 and first["shown"] == 150
+        assert first["svg"].count('class="node') == 150
+        _, second = call(server, "/api/graph?offset=150")
+        assert second["offset"] == 150 and second["shown"] == 150
+        assert call(server, "/api/graph?limit=100000")[1]["shown"] == 150  # never the whole
+        _, found = call(server, "/api/search?q=topic+42")
+        assert found["memories"] and found["svg"].count('class="node') <= 150
+        node = big_scope.find_node("topic 42", user_id="big")
+        _, around = call(server, f"/api/expand?id={node.id}")
+        assert 1 < around["shown"] <= 150
+    finally:
+        server.stop()
