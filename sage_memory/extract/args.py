@@ -139,6 +139,16 @@ class ArgReader:
         # a possessor only: "Ana's" before "favourite"
         if toks[e - 1].pos == POSS and e - s >= 2:
             return [self._np(toks, s, e - 1)]
+        # "we should write tests", "I'll tackle the invoices": a pronoun doer and its modals
+        # are not part of the task
+        k = s
+        if toks[k].pos == PRON and toks[k].lower not in ("it", "this", "that"):
+            k += 1
+            while k < e and (toks[k].pos in (MODAL, AUX, ADV, NEG, PART)
+                             or toks[k].lower in ("need", "want", "have", "got", "going")):
+                k += 1
+            if k < e and toks[k].pos == VERB and k > s + 1:
+                return [self._task(toks, k, e)]
         verbs = [k for k in range(s, e) if toks[k].pos == VERB]
         finite = [k for k in verbs if k > s and toks[k - 1].pos in (NOUN, PROPN, CODE, PRON, AUX,
                                                                    MODAL, NEG, ADV)]  # fmt: skip

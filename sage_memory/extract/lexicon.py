@@ -95,7 +95,7 @@ class Lexicon:
         for phrase in self.phrases:
             for e in phrase.elements:
                 if e.kind in (WORD, OPTIONAL):
-                    out |= e.values
+                    out |= {w for v in e.values for w in v.split("_")}
         return frozenset(out)
 
 
@@ -149,7 +149,7 @@ def _first_words(phrase: Phrase) -> frozenset[str]:
     """Lemmas that can start the pattern's first required literal run (for indexing)."""
     for e in phrase.elements:
         if e.kind == WORD:
-            return e.values
+            return frozenset(v.split("_")[0] for v in e.values)
         if e.kind == POS:
             return frozenset({f"<{next(iter(e.values))}>"})
     return frozenset()
