@@ -113,9 +113,9 @@ class StructureExtractor:
 
     def _action_log(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
         if self._log_reader is None:
-            from sage_memory.extract.rules import RuleExtractor
+            from sage_memory.extract.rules import PatternExtractor
 
-            self._log_reader = RuleExtractor(self.config)
+            self._log_reader = PatternExtractor(self.config)
         delta: GraphDelta = self._log_reader.extract(memory, context)
         return delta
 
