@@ -83,7 +83,7 @@ class ArgReader:
     def _trim_end(self, toks: list[Token], s: int, e: int) -> int:
         while e > s and (
             toks[e - 1].pos in (AUX, MODAL, NEG, ADV, PUNCT, PART, SUB, CONJ)
-            or toks[e - 1].lower in ("that", "which", "who", "it's")
+            or toks[e - 1].lower in ("that", "which", "who", "it's", "no")
         ):
             e -= 1
         return e
@@ -247,6 +247,15 @@ class ArgReader:
             return self._task(toks, k + 1, self._vp_end(toks, k + 1, e))
         if t.pos == VERB and task_ok:
             return self._task(toks, k, self._vp_end(toks, k, e))
+        if t.pos == PRON and t.lower not in ("that", "it", "this"):
+            j = k + 1
+            while j < e and toks[j].pos in (MODAL, AUX, ADV, NEG, PART) or (
+                j < e and toks[j].lower in ("need", "want", "have", "going", "got")
+                and j + 1 < e and toks[j + 1].pos in (PART, VERB)
+            ):
+                j += 1
+            if j < e and j > k + 1 and toks[j].pos == VERB and task_ok:
+                return self._task(toks, j, self._vp_end(toks, j, e))
         if t.pos == PRON and t.lower not in ("that",):
             arg = self._pronoun(toks, k)
             if clause_ok:
@@ -259,6 +268,11 @@ class ArgReader:
             return None
         if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL):
             cend = self._clause_end(toks, end, e)
+            rest = toks[end + 1 : cend]
+            if toks[end].lemma == "be" and len(rest) <= 2 and all(
+                x.pos in (ADJ, VERB, ADV) or x.lower in ("in", "place", "over") for x in rest
+            ):
+                return self._np(toks, k, end)  # "once the migration is done": the migration
             if cend > end:
                 return self._clause(toks, k, cend)
         return self._np(toks, k, end)
@@ -376,6 +390,11 @@ class ArgReader:
             k += 1
         while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
             e -= 1
+        if e - k >= 2 and toks[k].pos in (NOUN, PROPN) and toks[k + 1].pos == CODE and (
+            toks[k].lower in ("user", "customer", "client", "task", "project", "step", "file",
+                              "function", "command", "member", "buyer", "patient")
+        ):
+            k += 1  # "user U123" -> U123, "task 'write tests'" -> write tests
         span = toks[k:e][:_MAX_NAME_TOKENS]
         if not span:
             return Arg(s, e, "", NP)
@@ -391,6 +410,9 @@ class ArgReader:
         if head.pos == NOUN and head.inflected == "s" and not head.capitalized:
             words[head_idx] = singular(head.lower)
         code = span[0].inflected if len(span) == 1 and span[0].pos == CODE else ""
+        if code == "quoted" and not any(c in words[0] for c in "()[]._"):
+            words = [w.strip("'\"`") for w in words]
+            code = ""
         name = " ".join(words).replace(" - ", "-")
         return Arg(s, e, name, NP, proper=proper, code=code, possessor=possessor,
                    head=head.lemma if head.pos != CODE else head.lower,
@@ -402,6 +424,9 @@ class ArgReader:
         while e > s + 1 and toks[e - 1].pos in (PREP, CONJ, DET, POSS):
             e -= 1
         span = toks[s:e][:_MAX_NAME_TOKENS]
+        if (len(span) == 2 and span[0].lemma in ("run", "execute", "use", "call", "try", "type")
+                and span[1].pos == CODE):  # fmt: skip
+            return Arg(s, e, span[1].lower, NP, code=span[1].inflected, words=(span[1].lower,))
         words = [t.lower for t in span]
         if span and span[0].pos == VERB:
             words[0] = base_form(span[0].lower)

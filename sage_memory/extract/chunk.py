@@ -27,7 +27,7 @@ ADV, ADJ, NOUN, PROPN, VERB, NUM, PUNCT, CODE, PART = (
 NOMINAL = frozenset({NOUN, PROPN, CODE, NUM})
 
 _WORD = re.compile(
-    r"[A-Za-z0-9\u00C0-\u024F](?:[\w\u00C0-\u024F+#]|[.'’-](?=[\w\u00C0-\u024F]))*[+#]*"
+    r"(?:Dr|Mr|Mrs|Ms|Prof|St)\.(?=\s+[A-Z])|[A-Za-z0-9\u00C0-\u024F](?:[\w\u00C0-\u024F+#]|[.'’-](?=[\w\u00C0-\u024F]))*[+#]*"
     r"|n[’']t\b|[’']\w+|[^\w\s]"
 )
 _CONTRACTIONS = {"'ll": "will", "'re": "be", "'m": "be", "'ve": "have", "'d": "would"}
@@ -245,12 +245,27 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             else:
                 tok.pos = NOUN
             continue
-        tok.pos = _choose(tok, cands, prev, nxt, i, relation_verbs)
+        tok.pos = _choose(tok, tokens[i - 2] if i > 1 else None, cands, prev, nxt, i,
+                          relation_verbs)  # fmt: skip
         key = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}.get(tok.pos, "")
         lemmas = cands.get(key) or cands.get("VERB") or cands.get("NOUN") or (tok.lower,)
         tok.lemma = lemmas[0] if tok.pos != ADJ else tok.lower
         if tok.pos == NOUN and len(lemmas[0]) > len(tok.lower):
             tok.lemma = tok.lower
+    # a capitalised common noun opening the sentence right before a verb is a name ("Bob hates")
+    second = tokens[1] if len(tokens) > 1 else None
+    if (
+        second is not None
+        and tokens[0].pos == NOUN
+        and tokens[0].text[:1].isupper()
+        and tokens[0].inflected != "s"
+        and (
+            second.pos in (AUX, MODAL, NEG)
+            or (second.pos == VERB and second.inflected in ("s", "ed"))
+            or second.lower in ("now", "no", "never", "just", "still", "also", "really", "left")
+        )
+    ):
+        tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
     # "'s" after a noun and before a noun phrase is a possessive, not "is"
     for i, tok in enumerate(tokens):
         if tok.lower == "'s" and i > 0 and tokens[i - 1].pos in (PROPN, NOUN, CODE):
@@ -267,6 +282,7 @@ def _common(tok: Token, cands: dict[str, tuple[str, ...]], prev: Token | None) -
 
 def _choose(
     tok: Token,
+    prev_prev: Token | None,
     cands: dict[str, tuple[str, ...]],
     prev: Token | None,
     nxt: Token | None,
@@ -305,6 +321,10 @@ def _choose(
             return ADJ
         return VERB if "VERB" in has else NOUN
     if p in (NOUN, PROPN, CODE):
+        two_back = prev_prev.pos if prev_prev is not None else ""
+        at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
+        if "NOUN" in has and (at_end or two_back in (PREP, PART, VERB)):
+            return NOUN  # "the tax return.", "write product pages", "to team lead"
         if "VERB" in has and (tok.inflected in ("s", "ed") or tok.lemma in relation_verbs
                               or base_form(tok.lower) in relation_verbs):  # fmt: skip
             plural_subject = tok.inflected == "s" and nxt is not None and (

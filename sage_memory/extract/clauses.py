@@ -18,6 +18,9 @@ from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexi
 
 #: Families whose arguments may be whole clauses ("the build failed because the disk was full").
 CLAUSE_RELATIONS = frozenset({"CAUSES", "SOLVED_BY", "PRECEDES", "BLOCKED_BY", "DEPENDS_ON"})
+#: Words after which a clause is subordinate: what follows them is not asserted on its own.
+_SUBORDINATE = frozenset({"once", "after", "before", "when", "whenever", "if", "until", "till",
+                          "unless", "soon", "prior"})  # fmt: skip
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 
@@ -71,6 +74,10 @@ class Matcher:
             found = self._status_at(toks, i)
             return found[0] if found else None
         if t.lemma in el.values or t.lower in el.values:
+            if t.pos == AUX and t.lemma == "have" and i + 1 < len(toks) and (
+                toks[i + 1].pos in (VERB, AUX)
+            ):
+                return None  # "we've finished": an auxiliary, not possession
             return i + 1
         for alt in el.values:  # a word sequence ("go_ahead", "get_rid_of")
             if "_" not in alt:
@@ -231,8 +238,9 @@ class Matcher:
         clause_ok = rel in CLAUSE_RELATIONS
         task_ok = rel not in _NO_TASK
         order = sorted(m.spans.items(), key=lambda kv: kv[1][0])
+        used_slots = {end for edge in m.phrase.edges for end in (edge[0], edge[2])}
         for name, (s, e) in order:
-            if name == "X":
+            if name == "X" and "X" not in used_slots:
                 continue
             lead = s == 0 and not any(k < s for k in m.literals)
             if lead:
@@ -260,7 +268,7 @@ class Matcher:
         return True
 
 
-def settle(matches: list[Match]) -> list[Match]:
+def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]:
     """Keep the most specific non-overlapping matches (see the module docstring)."""
     ranked = sorted(
         matches,
@@ -280,6 +288,9 @@ def settle(matches: list[Match]) -> list[Match]:
         taken |= m.literals
         for args in m.slots.values():
             for a in args:
+                lead = toks[a.start - 1].lower if toks is not None and a.start > 0 else ""
+                if m.phrase.relation == "PRECEDES" and lead not in _SUBORDINATE:
+                    continue  # the main clause of "after X, Y" is asserted
                 if a.kind in (CLAUSE, TASK) or a.end - a.start > 1:
                     inside.append((a.start, a.end))
     kept.sort(key=lambda m: m.extent[0])

@@ -70,7 +70,8 @@ class Phrase:
     @property
     def literal_count(self) -> int:
         """How many literal words the pattern needs: more means a more specific phrasing."""
-        return sum(e.kind in (WORD, POS) for e in self.elements)
+        # a part-of-speech element ("<verb>") is less specific than a word
+        return sum(2 if e.kind == WORD else 1 if e.kind == POS else 0 for e in self.elements)
 
 
 @dataclass(frozen=True, slots=True)

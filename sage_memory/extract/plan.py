@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from sage_memory.extract.args import ArgReader
 from sage_memory.extract.chunk import (
-    ADV, AUX, CODE, MODAL, NEG, NOMINAL, NOUN, PART, PRON, PROPN, VERB, Token, base_form,
+    ADV, AUX, CODE, MODAL, NEG, NOMINAL, NOUN, PART, PRON, PROPN, VERB, Token, _candidates,
+    base_form,
 )  # fmt: skip
 from sage_memory.extract.lexicon import Lexicon
 
@@ -113,7 +114,15 @@ class PlanReader:
 
     def _task(self, toks: list[Token], s: int, e: int, previous_verb: str) -> tuple[str, str]:
         """The task an item names, and its verb (for items that have none)."""
-        while s < e and toks[s].lower in (",", ":", ";", "-", ".", "and", "to", "do"):
+        for j in range(e - 1, s - 1, -1):  # "Roadmap for the app: set up auth" -> the task
+            if toks[j].lower == ":" and j + 1 < e:
+                s = j + 1
+                break
+        if s + 1 < e and toks[s].lower == "step" and toks[s + 1].pos == "NUM":
+            s += 2
+        if s + 1 < e and toks[s].pos == "NUM" and toks[s + 1].lower in (".", ")"):
+            s += 2
+        while s < e and toks[s].lower in (",", ":", ";", "-", ".", "and", "to", "do", ")"):
             s += 1
         while e > s and toks[e - 1].lower in (",", ".", ";", "!", "first", "and", "then"):
             e -= 1
@@ -122,6 +131,10 @@ class PlanReader:
                          or toks[k].lower in ("need", "want", "have", "got", "gotta", "going",
                                               "let", "'s", "should", "please", "must")):  # fmt: skip
             k += 1
+        if k < e and toks[k].pos != VERB and "VERB" in _candidates(toks[k].lower) and (
+            toks[k].pos not in (PROPN, CODE)
+        ):
+            toks[k].pos, toks[k].lemma = VERB, base_form(toks[k].lower)  # an item opens with its verb
         if k < e and toks[k].pos == VERB:
             end = self.reader._vp_end(toks, k, e)
             arg = self.reader._task(toks, k, end)

@@ -205,7 +205,7 @@ class _Reading:
             self.event_time = when
         raw = self.ex.matcher.raw_matches(toks)
         readable = [m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)]
-        for m in settle(readable):
+        for m in settle(readable, toks):
             self._apply(m, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
@@ -282,6 +282,8 @@ class _Reading:
             if not b or not a or any(x.kind != NP for x in b) or any(x.kind == CLAUSE for x in a):
                 return False
             s, _ = m.spans["B"]
+            while s < len(toks) - 1 and toks[s].pos == "ADV":
+                s += 1
             det = toks[s].lower if s < len(toks) else ""
             plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
             person = all(self._person_like(x) for x in a)
@@ -291,6 +293,15 @@ class _Reading:
                 return False
             if any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end]):
                 return False
+        if rel == "REQUIRES" and a and b and all(self._person_like(x) for x in a) and all(
+            x.kind == TASK for x in b
+        ):
+            return False  # "I need to call the bank": an intention, not a requirement
+        if rel == "PRECEDES" and any(
+            x.kind == CLAUSE and x.words and x.words[0] not in self.lex.words("pronouns")
+            for x in a + b
+        ):
+            return False  # "after the wedding, Sara moved": events of a person, not tasks
         if rel == "HAS_STATUS" and not m.status and "=" not in m.phrase.edges[0][2]:
             return False
         if rel == "HAS_STATUS" and a and any(x.kind == PRONOUN and not self.coref.things for x in a):
