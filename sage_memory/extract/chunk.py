@@ -298,6 +298,8 @@ def _choose(
             prev.pos in (DET, POSS, ADJ, NUM)
         ):
             return ADJ  # "the staging server", "a misconfigured proxy"
+        if only == "VERB" and prev is not None and prev.pos in (DET, POSS):
+            return NOUN  # "a bake sale": a verb used as a noun modifier
         return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
     if not has:
         return NOUN

@@ -203,6 +203,9 @@ class _Reading:
         when = times[0].value if times else None
         if self.event_time is None and when is not None:
             self.event_time = when
+        # a name that opens a sentence before its verb is a person pronouns may refer to
+        if len(toks) > 1 and toks[0].pos == PROPN and toks[1].pos in (VERB, AUX, MODAL, "NEG"):
+            self.coref.saw_person(toks[0].lower)
         raw = self.ex.matcher.raw_matches(toks)
         readable = [m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)]
         for m in settle(readable, toks):
