@@ -1,4 +1,4 @@
-"""Benchmark of the offline extractors on labelled sentences (any file written by docs/relations.md).
+"""Benchmark of the offline extractors on labelled sentences (files written by docs/relations.md).
 
 Run from the repository root::
 
@@ -79,7 +79,7 @@ def extractors() -> dict[str, Callable[[], Extractor]]:
     try:
         from sage_memory.extract.rules import PatternExtractor
     except ImportError:
-        PatternExtractor = None  # noqa: N806
+        PatternExtractor = None
     if PatternExtractor is not None:
         out["patterns (old)"] = PatternExtractor
     return out
@@ -102,8 +102,14 @@ class Score:
         p = self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
         r = self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
         f = 2 * p * r / (p + r) if p + r else 0.0
-        return {"precision": round(p, 3), "recall": round(r, 3), "f1": round(f, 3),
-                "tp": self.tp, "fp": self.fp, "fn": self.fn}  # fmt: skip
+        return {
+            "precision": round(p, 3),
+            "recall": round(r, 3),
+            "f1": round(f, 3),
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+        }
 
 
 @dataclass
@@ -117,9 +123,13 @@ class Group:
     edges_strict: Score = field(default_factory=Score)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "nodes": self.nodes.as_dict(),
-                "nodes_strict": self.nodes_strict.as_dict(), "edges": self.edges.as_dict(),
-                "edges_strict": self.edges_strict.as_dict()}  # fmt: skip
+        return {
+            "items": self.items,
+            "nodes": self.nodes.as_dict(),
+            "nodes_strict": self.nodes_strict.as_dict(),
+            "edges": self.edges.as_dict(),
+            "edges_strict": self.edges_strict.as_dict(),
+        }
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
@@ -134,8 +144,14 @@ def load(path: Path = DATA) -> list[dict[str, Any]]:
 def memory_for(item: dict[str, Any]) -> Memory:
     """The Memory a labelled item stands for (scope from the item, fixed timestamp)."""
     scope = Scope(**item["scope"]) if item.get("scope") else Scope(agent_id="bench")
-    return Memory(id=item["id"], text=item["text"], scope=scope, timestamp=ANCHOR,
-                  created_at=ANCHOR, updated_at=ANCHOR)  # fmt: skip
+    return Memory(
+        id=item["id"],
+        text=item["text"],
+        scope=scope,
+        timestamp=ANCHOR,
+        created_at=ANCHOR,
+        updated_at=ANCHOR,
+    )
 
 
 @lru_cache(maxsize=100_000)
@@ -201,8 +217,12 @@ def evaluate(items: list[dict[str, Any]], extractor: Extractor) -> dict[str, Any
         t_exp = {tolerant(e) for e in e_edges}
         tn_pred = {lemma_name(n) for n in p_nodes}
         tn_exp = {lemma_name(n) for n in e_nodes}
-        keys = ["overall", f"family:{item['family']}", f"split:{item.get('split', 'dev')}",
-                f"file:{item['_file']}"]  # fmt: skip
+        keys = [
+            "overall",
+            f"family:{item['family']}",
+            f"split:{item.get('split', 'dev')}",
+            f"file:{item['_file']}",
+        ]
         for key in keys:
             g = groups[key]
             g.items += 1
@@ -211,9 +231,14 @@ def evaluate(items: list[dict[str, Any]], extractor: Extractor) -> dict[str, Any
             g.edges.add(t_pred, t_exp)
             g.edges_strict.add(p_edges, e_edges)
         if t_pred != t_exp:
-            misses.append({"id": item["id"], "split": item.get("split", "dev"),
-                           "missing": sorted(map(list, t_exp - t_pred)),
-                           "extra": sorted(map(list, t_pred - t_exp))})  # fmt: skip
+            misses.append(
+                {
+                    "id": item["id"],
+                    "split": item.get("split", "dev"),
+                    "missing": sorted(map(list, t_exp - t_pred)),
+                    "extra": sorted(map(list, t_pred - t_exp)),
+                }
+            )
     return {
         "groups": {k: v.as_dict() for k, v in sorted(groups.items())},
         "label_accuracy": round(label_hits / label_total, 3) if label_total else None,
@@ -235,8 +260,11 @@ def timing(items: list[dict[str, Any]], extractor: Extractor, rounds: int = 3) -
             extractor.extract(m, ExtractionContext())
         passes.append(time.perf_counter() - start)
     total = statistics.median(passes) * 1000
-    return {"ms_per_sentence": round(total / sentences, 3),
-            "ms_per_memory": round(total / len(memories), 3), "sentences": sentences}  # fmt: skip
+    return {
+        "ms_per_sentence": round(total / sentences, 3),
+        "ms_per_memory": round(total / len(memories), 3),
+        "sentences": sentences,
+    }
 
 
 def _fmt(s: dict[str, Any]) -> str:
@@ -247,30 +275,42 @@ def print_table(results: dict[str, dict[str, Any]]) -> None:
     """One block per slice, one line per extractor: tolerant and strict, nodes and edges."""
     names = list(results)
     slices = list(results[names[0]]["groups"])
-    print(f"{'slice':<26}{'extractor':<16}{'n':>4}  {'nodes P R F1':<15}{'edges P R F1':<15}"
-          f"{'strict nodes':<15}{'strict edges':<15}")  # fmt: skip
+    print(
+        f"{'slice':<26}{'extractor':<16}{'n':>4}  {'nodes P R F1':<15}{'edges P R F1':<15}"
+        f"{'strict nodes':<15}{'strict edges':<15}"
+    )
     for key in slices:
         for name in names:
             g = results[name]["groups"].get(key)
             if g is None:
                 continue
-            print(f"{key:<26}{name:<16}{g['items']:>4}  {_fmt(g['nodes']):<15}{_fmt(g['edges']):<15}"
-                  f"{_fmt(g['nodes_strict']):<15}{_fmt(g['edges_strict']):<15}")  # fmt: skip
+            print(
+                f"{key:<26}{name:<16}{g['items']:>4}  {_fmt(g['nodes']):<15}{_fmt(g['edges']):<15}"
+                f"{_fmt(g['nodes_strict']):<15}{_fmt(g['edges_strict']):<15}"
+            )
     for name in names:
         r = results[name]
         t = r.get("timing", {})
-        print(f"{name}: label accuracy {r['label_accuracy']}, co-occurrence edges (not scored) "
-              f"{r['cooccurrence_edges']}, errors {r['extraction_errors']}, "
-              f"{t.get('ms_per_sentence')} ms/sentence")  # fmt: skip
+        print(
+            f"{name}: label accuracy {r['label_accuracy']}, co-occurrence edges (not scored) "
+            f"{r['cooccurrence_edges']}, errors {r['extraction_errors']}, "
+            f"{t.get('ms_per_sentence')} ms/sentence"
+        )
 
 
 def git_commit() -> str:
     """The commit the run measured (with "+dirty" when the tree had changes)."""
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()  # fmt: skip
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
@@ -289,14 +329,16 @@ def write_readme() -> None:
                 f"**{_fmt(g['edges']).replace(' ', ' / ')}** | {g['edges_strict']['f1']:.2f} | "
                 f"{saved['commit'][:10]} {saved['ran_at'][:10]} |"
             )
-    table = "\n".join([
-        _README_START,
-        "| run | extractor | data | n | nodes P / R / F1 | edges P / R / F1 (tolerant) | "
-        "strict edge F1 | commit, date |",
-        "|---|---|---|---|---|---|---|---|",
-        *rows,
-        _README_END,
-    ])  # fmt: skip
+    table = "\n".join(
+        [
+            _README_START,
+            "| run | extractor | data | n | nodes P / R / F1 | edges P / R / F1 (tolerant) | "
+            "strict edge F1 | commit, date |",
+            "|---|---|---|---|---|---|---|---|",
+            *rows,
+            _README_END,
+        ]
+    )
     text = README.read_text(encoding="utf-8")
     if _README_START in text:
         head, _, rest = text.partition(_README_START)
@@ -335,18 +377,27 @@ def main(argv: list[str] | None = None) -> None:
             print(f"\n== misses of {name}")
             for m in r["misses"]:
                 print(f"{m['id']}: missing {m['missing']} extra {m['extra']}")
-    data = [str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT) else p.name
-            for p in paths]  # fmt: skip
-    record = {"data": data, "items": len(items), "anchor": ANCHOR.isoformat(),
-              "commit": git_commit(), "ran_at": datetime.now(UTC).isoformat(),
-              "results": results}  # fmt: skip
+    data = [
+        str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT) else p.name
+        for p in paths
+    ]
+    record = {
+        "data": data,
+        "items": len(items),
+        "anchor": ANCHOR.isoformat(),
+        "commit": git_commit(),
+        "ran_at": datetime.now(UTC).isoformat(),
+        "results": results,
+    }
     RESULTS.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {OUT.relative_to(ROOT)}")
     if args.save_as:
         path = RESULTS / f"extraction_{args.save_as}.json"
-        path.write_text(json.dumps({"name": args.save_as, **record}, indent=2, ensure_ascii=False)
-                        + "\n", encoding="utf-8")  # fmt: skip
+        path.write_text(
+            json.dumps({"name": args.save_as, **record}, indent=2, ensure_ascii=False) + "\n",
+            encoding="utf-8",
+        )
         print(f"wrote {path.relative_to(ROOT)}")
     if args.write_readme:
         write_readme()

@@ -13,15 +13,54 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sage_memory.extract.chunk import (
-    ADJ, ADV, AUX, CODE, CONJ, DET, MODAL, NEG, NOMINAL, NOUN, NUM, PART, POSS, PREP, PRON,
-    PROPN, PUNCT, SUB, VERB, Token, base_form, singular,
-)  # fmt: skip
+    ADJ,
+    ADV,
+    AUX,
+    CODE,
+    CONJ,
+    DET,
+    MODAL,
+    NEG,
+    NOMINAL,
+    NOUN,
+    NUM,
+    PART,
+    POSS,
+    PREP,
+    PRON,
+    PROPN,
+    PUNCT,
+    SUB,
+    VERB,
+    Token,
+    base_form,
+    singular,
+)
 from sage_memory.extract.lexicon import Lexicon
 
 NP, TASK, CLAUSE, PRONOUN = "np", "task", "clause", "pronoun"
 _PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away", "in", "on", "through"})
-_VP_PREPS = frozenset({"to", "on", "for", "into", "onto", "with", "from", "in", "at", "via",
-                       "over", "about", "without", "through", "across", "of", "by"})  # fmt: skip
+_VP_PREPS = frozenset(
+    {
+        "to",
+        "on",
+        "for",
+        "into",
+        "onto",
+        "with",
+        "from",
+        "in",
+        "at",
+        "via",
+        "over",
+        "about",
+        "without",
+        "through",
+        "across",
+        "of",
+        "by",
+    }
+)
 _MAX_NAME_TOKENS = 9
 
 
@@ -58,8 +97,21 @@ class ArgReader:
         "since January", "on Monday", "two weeks ago", "yesterday"."""
         n = len(toks)
         j = i
-        if j < n and toks[j].lower in ("in", "on", "since", "during", "at", "by", "from", "until",
-                                       "till", "before", "after", "around", "for"):  # fmt: skip
+        if j < n and toks[j].lower in (
+            "in",
+            "on",
+            "since",
+            "during",
+            "at",
+            "by",
+            "from",
+            "until",
+            "till",
+            "before",
+            "after",
+            "around",
+            "for",
+        ):
             j += 1
         if j < n and toks[j].lower in ("the", "this", "that"):
             j += 1
@@ -103,13 +155,34 @@ class ArgReader:
             if span and s + span < e:
                 s += span
                 changed = True
-            elif t.pos in (PUNCT, CONJ, SUB) or (t.lower in self.discourse and s + 1 < e
-                                                 and t.pos not in (NOUN, PROPN, VERB)):  # fmt: skip
+            elif t.pos in (PUNCT, CONJ, SUB) or (
+                t.lower in self.discourse and s + 1 < e and t.pos not in (NOUN, PROPN, VERB)
+            ):
                 s += 1
                 changed = True
-            elif t.lower in ("i", "we") and s + 2 < e and toks[s + 1].lemma in (
-                "think", "believe", "guess", "suppose", "heard", "hear", "know", "feel", "read",
-                "learn", "notice", "find", "see", "say", "mean") and toks[s + 1].pos == VERB:  # fmt: skip
+            elif (
+                t.lower in ("i", "we")
+                and s + 2 < e
+                and toks[s + 1].lemma
+                in (
+                    "think",
+                    "believe",
+                    "guess",
+                    "suppose",
+                    "heard",
+                    "hear",
+                    "know",
+                    "feel",
+                    "read",
+                    "learn",
+                    "notice",
+                    "find",
+                    "see",
+                    "say",
+                    "mean",
+                )
+                and toks[s + 1].pos == VERB
+            ):
                 s += 2
                 if s < e and toks[s].lower == "that":
                     s += 1
@@ -144,14 +217,19 @@ class ArgReader:
         k = s
         if toks[k].pos == PRON and toks[k].lower not in ("it", "this", "that"):
             k += 1
-            while k < e and (toks[k].pos in (MODAL, AUX, ADV, NEG, PART)
-                             or toks[k].lower in ("need", "want", "have", "got", "going")):
+            while k < e and (
+                toks[k].pos in (MODAL, AUX, ADV, NEG, PART)
+                or toks[k].lower in ("need", "want", "have", "got", "going")
+            ):
                 k += 1
             if k < e and toks[k].pos == VERB and k > s + 1:
                 return [self._task(toks, k, e)]
         verbs = [k for k in range(s, e) if toks[k].pos == VERB]
-        finite = [k for k in verbs if k > s and toks[k - 1].pos in (NOUN, PROPN, CODE, PRON, AUX,
-                                                                   MODAL, NEG, ADV)]  # fmt: skip
+        finite = [
+            k
+            for k in verbs
+            if k > s and toks[k - 1].pos in (NOUN, PROPN, CODE, PRON, AUX, MODAL, NEG, ADV)
+        ]
         if toks[s].pos == VERB or (toks[s].pos == PART and s + 1 < e and toks[s + 1].pos == VERB):
             return [self._task(toks, s + (toks[s].pos == PART), e)]
         if finite:
@@ -249,9 +327,11 @@ class ArgReader:
             return self._task(toks, k, self._vp_end(toks, k, e))
         if t.pos == PRON and t.lower not in ("that", "it", "this"):
             j = k + 1
-            while j < e and toks[j].pos in (MODAL, AUX, ADV, NEG, PART) or (
-                j < e and toks[j].lower in ("need", "want", "have", "going", "got")
-                and j + 1 < e and toks[j + 1].pos in (PART, VERB)
+            while (j < e and toks[j].pos in (MODAL, AUX, ADV, NEG, PART)) or (
+                j < e
+                and toks[j].lower in ("need", "want", "have", "going", "got")
+                and j + 1 < e
+                and toks[j + 1].pos in (PART, VERB)
             ):
                 j += 1
             if j < e and j > k + 1 and toks[j].pos == VERB and task_ok:
@@ -269,8 +349,12 @@ class ArgReader:
         if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL):
             cend = self._clause_end(toks, end, e)
             rest = toks[end + 1 : cend]
-            if toks[end].lemma == "be" and len(rest) <= 2 and all(
-                x.pos in (ADJ, VERB, ADV) or x.lower in ("in", "place", "over") for x in rest
+            if (
+                toks[end].lemma == "be"
+                and len(rest) <= 2
+                and all(
+                    x.pos in (ADJ, VERB, ADV) or x.lower in ("in", "place", "over") for x in rest
+                )
             ):
                 return self._np(toks, k, end)  # "once the migration is done": the migration
             if cend > end:
@@ -279,9 +363,11 @@ class ArgReader:
 
     def _np_end(self, toks: list[Token], k: int, e: int, *, allow_of: bool = True) -> int:
         j = k
-        while j < e and (toks[j].pos in (DET, POSS) or toks[j].lower in self.quantifiers
-                         or (toks[j].lower == "of" and j > k and toks[j - 1].lower in
-                             self.quantifiers)):  # fmt: skip
+        while j < e and (
+            toks[j].pos in (DET, POSS)
+            or toks[j].lower in self.quantifiers
+            or (toks[j].lower == "of" and j > k and toks[j - 1].lower in self.quantifiers)
+        ):
             j += 1
         last_nominal = -1
         while j < e:
@@ -294,12 +380,20 @@ class ArgReader:
                 j += 1
                 continue
             # a participle modifying the next noun: "missing index", "signed letter"
-            if t.pos == VERB and t.inflected in ("ing", "ed") and j + 1 < e and (
-                toks[j + 1].pos in (NOUN, PROPN, CODE)
+            if (
+                t.pos == VERB
+                and t.inflected in ("ing", "ed")
+                and j + 1 < e
+                and (toks[j + 1].pos in (NOUN, PROPN, CODE))
             ):
                 j += 1
                 continue
-            if t.lower == "-" and last_nominal == j - 1 and j + 1 < e and toks[j + 1].pos in NOMINAL:
+            if (
+                t.lower == "-"
+                and last_nominal == j - 1
+                and j + 1 < e
+                and toks[j + 1].pos in NOMINAL
+            ):
                 j += 1
                 continue
             break
@@ -316,8 +410,14 @@ class ArgReader:
     def _vp_end(self, toks: list[Token], k: int, e: int) -> int:
         """End of a task's verb phrase: verb, particle, object, one prepositional phrase."""
         j = k + 1
-        while j < e and (toks[j].lower in _PARTICLES and toks[j].pos in (PREP, ADV)) and not (
-            j + 1 < e and toks[j + 1].pos in (DET, POSS) and toks[j].lower in ("in", "on", "over")
+        while (
+            j < e
+            and (toks[j].lower in _PARTICLES and toks[j].pos in (PREP, ADV))
+            and not (
+                j + 1 < e
+                and toks[j + 1].pos in (DET, POSS)
+                and toks[j].lower in ("in", "on", "over")
+            )
         ):
             j += 1
         while j < e and toks[j].pos == ADV and toks[j].lower not in ("then", "first", "also"):
@@ -326,13 +426,16 @@ class ArgReader:
             j += 1
         elif j < e and toks[j].pos == NUM and j + 1 < e and toks[j + 1].lower in self.time_words:
             j += 2  # "walking 30 minutes a day"
-            if j + 1 < e and toks[j].lower in ("a", "per", "each", "every") and toks[j + 1].lower in self.time_words:
+            if (
+                j + 1 < e
+                and toks[j].lower in ("a", "per", "each", "every")
+                and toks[j + 1].lower in self.time_words
+            ):
                 j += 2
             return j
         else:
             j2 = self._np_end(toks, j, e)
-            if j2 > j:
-                j = j2
+            j = max(j, j2)
         if j < e and toks[j].pos == ADJ and j + 1 >= e:
             j += 1  # "serve the bread warm"
         if j < e and toks[j].lower in _VP_PREPS and not self.is_time(toks, j):
@@ -341,8 +444,11 @@ class ArgReader:
                 j = j2
             elif j + 1 < e and toks[j + 1].pos == VERB:
                 pass
-        while j < e and toks[j].pos == ADV and toks[j].lower in ("daily", "weekly", "regularly",
-                                                                "automatically", "warm", "late"):  # fmt: skip
+        while (
+            j < e
+            and toks[j].pos == ADV
+            and toks[j].lower in ("daily", "weekly", "regularly", "automatically", "warm", "late")
+        ):
             j += 1
         return j
 
@@ -375,24 +481,49 @@ class ArgReader:
             if toks[j].pos == POSS and toks[j].lower == "'s" and j + 1 < e:
                 possessor = " ".join(t.text for t in toks[s:j])
                 k = j + 1
-        while k < e and (toks[k].pos in (DET, POSS, PUNCT) or toks[k].lower in self.quantifiers
-                         or toks[k].lower in self.hedges):  # fmt: skip
+        while k < e and (
+            toks[k].pos in (DET, POSS, PUNCT)
+            or toks[k].lower in self.quantifiers
+            or toks[k].lower in self.hedges
+        ):
             k += 1
         if k < e and toks[k].lower == "of" and k > s:
             k += 1
         while k < e and toks[k].pos in (DET, POSS):
             k += 1
         # a leading cardinal ("two photos") is a quantity, not part of the name
-        if k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha() or (
-            k + 1 < e and toks[k].pos == NUM and toks[k].lower.isdigit() and len(toks[k].lower) < 4
-            and toks[k + 1].pos in (NOUN, ADJ) and toks[k + 1].inflected == "s"
+        if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
+            k + 1 < e
+            and toks[k].pos == NUM
+            and toks[k].lower.isdigit()
+            and len(toks[k].lower) < 4
+            and toks[k + 1].pos in (NOUN, ADJ)
+            and toks[k + 1].inflected == "s"
         ):
             k += 1
         while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
             e -= 1
-        if e - k >= 2 and toks[k].pos in (NOUN, PROPN) and toks[k + 1].pos == CODE and (
-            toks[k].lower in ("user", "customer", "client", "task", "project", "step", "file",
-                              "function", "command", "member", "buyer", "patient")
+        if (
+            e - k >= 2
+            and toks[k].pos in (NOUN, PROPN)
+            and toks[k + 1].pos == CODE
+            and (
+                toks[k].lower
+                in (
+                    "user",
+                    "customer",
+                    "client",
+                    "task",
+                    "project",
+                    "step",
+                    "file",
+                    "function",
+                    "command",
+                    "member",
+                    "buyer",
+                    "patient",
+                )
+            )
         ):
             k += 1  # "user U123" -> U123, "task 'write tests'" -> write tests
         span = toks[k:e][:_MAX_NAME_TOKENS]
@@ -414,9 +545,17 @@ class ArgReader:
             words = [w.strip("'\"`") for w in words]
             code = ""
         name = " ".join(words).replace(" - ", "-")
-        return Arg(s, e, name, NP, proper=proper, code=code, possessor=possessor,
-                   head=head.lemma if head.pos != CODE else head.lower,
-                   words=tuple(words))  # fmt: skip
+        return Arg(
+            s,
+            e,
+            name,
+            NP,
+            proper=proper,
+            code=code,
+            possessor=possessor,
+            head=head.lemma if head.pos != CODE else head.lower,
+            words=tuple(words),
+        )
 
     def _task(self, toks: list[Token], s: int, e: int) -> Arg:
         """A task's name: its verb phrase with the first verb in the base form."""
@@ -424,13 +563,18 @@ class ArgReader:
         while e > s + 1 and toks[e - 1].pos in (PREP, CONJ, DET, POSS):
             e -= 1
         span = toks[s:e][:_MAX_NAME_TOKENS]
-        if (len(span) == 2 and span[0].lemma in ("run", "execute", "use", "call", "try", "type")
-                and span[1].pos == CODE):  # fmt: skip
+        if (
+            len(span) == 2
+            and span[0].lemma in ("run", "execute", "use", "call", "try", "type")
+            and span[1].pos == CODE
+        ):
             return Arg(s, e, span[1].lower, NP, code=span[1].inflected, words=(span[1].lower,))
         words = [t.lower for t in span]
         if span and span[0].pos == VERB:
             words[0] = base_form(span[0].lower)
-        head = next((t.lemma for t in reversed(span) if t.pos in NOMINAL), span[0].lemma if span else "")
+        head = next(
+            (t.lemma for t in reversed(span) if t.pos in NOMINAL), span[0].lemma if span else ""
+        )
         return Arg(s, e, " ".join(words), TASK, head=head, words=tuple(words))
 
     def _clause(self, toks: list[Token], s: int, e: int, *, drop_subject: bool = False) -> Arg:
@@ -441,7 +585,7 @@ class ArgReader:
         while k < e and toks[k].pos in (DET, POSS, PUNCT):
             k += 1
         e = self._trim_end(toks, k, e)
-        span = toks[k:e][:_MAX_NAME_TOKENS + 2]
+        span = toks[k:e][: _MAX_NAME_TOKENS + 2]
         words = tuple(t.lower for t in span)
         head = next((t.lemma for t in span if t.pos in NOMINAL), "")
         return Arg(s, e, " ".join(words), CLAUSE, head=head, words=words)

@@ -19,11 +19,27 @@ from sage_memory.extract.text import find_code_mentions, find_quoted, find_user_
 
 # Parts of speech used here (a reduced universal tag set).
 DET, POSS, PRON, PREP, AUX, MODAL, NEG, CONJ, SUB = (
-    "DET", "POSS", "PRON", "PREP", "AUX", "MODAL", "NEG", "CONJ", "SUB",
-)  # fmt: skip
+    "DET",
+    "POSS",
+    "PRON",
+    "PREP",
+    "AUX",
+    "MODAL",
+    "NEG",
+    "CONJ",
+    "SUB",
+)
 ADV, ADJ, NOUN, PROPN, VERB, NUM, PUNCT, CODE, PART = (
-    "ADV", "ADJ", "NOUN", "PROPN", "VERB", "NUM", "PUNCT", "CODE", "PART",
-)  # fmt: skip
+    "ADV",
+    "ADJ",
+    "NOUN",
+    "PROPN",
+    "VERB",
+    "NUM",
+    "PUNCT",
+    "CODE",
+    "PART",
+)
 NOMINAL = frozenset({NOUN, PROPN, CODE, NUM})
 
 _WORD = re.compile(
@@ -184,8 +200,23 @@ def _closed_pos(tok: Token, lex: Lexicon) -> str:
         return PRON
     if low in ("and", "or", "&", "nor", "plus"):
         return CONJ
-    if low in ("because", "although", "though", "while", "whereas", "unless", "if", "once",
-               "whenever", "so", "but", "until", "till", "than", "whether"):  # fmt: skip
+    if low in (
+        "because",
+        "although",
+        "though",
+        "while",
+        "whereas",
+        "unless",
+        "if",
+        "once",
+        "whenever",
+        "so",
+        "but",
+        "until",
+        "till",
+        "than",
+        "whether",
+    ):
         return SUB
     if low in lex.words("prepositions"):
         return PREP
@@ -195,8 +226,28 @@ def _closed_pos(tok: Token, lex: Lexicon) -> str:
 
 
 _NUMBER_WORDS = frozenset(
-    "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty "
-    "hundred thousand million dozen".split()
+    [
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "hundred",
+        "thousand",
+        "million",
+        "dozen",
+    ]
 )
 
 
@@ -208,8 +259,13 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             continue
         tok.pos = _closed_pos(tok, lex)
         if tok.pos == AUX:
-            tok.lemma = ("be" if tok.lower in _BE or tok.lower == "'s"
-                         else "have" if tok.lower in _HAVE else "do")  # fmt: skip
+            tok.lemma = (
+                "be"
+                if tok.lower in _BE or tok.lower == "'s"
+                else "have"
+                if tok.lower in _HAVE
+                else "do"
+            )
         elif tok.pos == MODAL:
             tok.lemma = _IRREGULAR_AUX.get(tok.lower, _CONTRACTIONS.get(tok.lower, tok.lower))
         elif tok.pos == NEG:
@@ -225,9 +281,17 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         if tok.lower in lex.words("adverbs") and not (prev is not None and prev.pos == DET):
             tok.pos = ADV
             continue
-        if (i == 0 and tok.text[:1].isupper() and set(cands) == {"NOUN"} and tok.inflected != "s"
-                and nxt is not None and (nxt.pos in (AUX, MODAL, NEG) or (
-                    not nxt.pos and "NOUN" not in _candidates(nxt.lower)))):  # fmt: skip
+        if (
+            i == 0
+            and tok.text[:1].isupper()
+            and set(cands) == {"NOUN"}
+            and tok.inflected != "s"
+            and nxt is not None
+            and (
+                nxt.pos in (AUX, MODAL, NEG)
+                or (not nxt.pos and "NOUN" not in _candidates(nxt.lower))
+            )
+        ):
             tok.pos, tok.lemma = PROPN, tok.lower  # "Tom can't ...": a name opens the sentence
             continue
         if tok.capitalized and (not cands or "PROPN" in cands or not _common(tok, cands, prev)):
@@ -245,8 +309,9 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             else:
                 tok.pos = NOUN
             continue
-        tok.pos = _choose(tok, tokens[i - 2] if i > 1 else None, cands, prev, nxt, i,
-                          relation_verbs)  # fmt: skip
+        tok.pos = _choose(
+            tok, tokens[i - 2] if i > 1 else None, cands, prev, nxt, i, relation_verbs
+        )
         key = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}.get(tok.pos, "")
         lemmas = cands.get(key) or cands.get("VERB") or cands.get("NOUN") or (tok.lower,)
         tok.lemma = lemmas[0] if tok.pos != ADJ else tok.lower
@@ -294,8 +359,11 @@ def _choose(
         only = next(iter(has))
         if only == "ADJ" and tok.inflected in ("ing", "ed") and "VERB" not in cands:
             return ADJ
-        if only == "VERB" and tok.inflected in ("ing", "ed") and prev is not None and (
-            prev.pos in (DET, POSS, ADJ, NUM)
+        if (
+            only == "VERB"
+            and tok.inflected in ("ing", "ed")
+            and prev is not None
+            and (prev.pos in (DET, POSS, ADJ, NUM))
         ):
             return ADJ  # "the staging server", "a misconfigured proxy"
         if only == "VERB" and prev is not None and prev.pos in (DET, POSS):
@@ -304,8 +372,9 @@ def _choose(
     if not has:
         return NOUN
     p = prev.pos if prev is not None else ""
-    nxt_nominal = nxt is not None and (nxt.pos in (NOUN, PROPN, CODE) or (
-        not nxt.pos and "NOUN" in _candidates(nxt.lower)))  # fmt: skip
+    nxt_nominal = nxt is not None and (
+        nxt.pos in (NOUN, PROPN, CODE) or (not nxt.pos and "NOUN" in _candidates(nxt.lower))
+    )
     if "VERB" in has and p in (MODAL, PART, NEG, PRON) and tok.inflected != "s":
         return VERB
     if "VERB" in has and p == PRON and tok.inflected in ("s", "ed"):
@@ -327,21 +396,34 @@ def _choose(
         at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
         if "NOUN" in has and (at_end or two_back in (PREP, PART, VERB)):
             return NOUN  # "the tax return.", "write product pages", "to team lead"
-        if "VERB" in has and (tok.inflected in ("s", "ed") or tok.lemma in relation_verbs
-                              or base_form(tok.lower) in relation_verbs):  # fmt: skip
-            plural_subject = tok.inflected == "s" and nxt is not None and (
-                nxt.pos in (VERB, AUX, MODAL, NEG)
-                or (not nxt.pos and "VERB" in _candidates(nxt.lower)
-                    and (nxt.lower in relation_verbs or base_form(nxt.lower) in relation_verbs))
-            )  # fmt: skip
+        if "VERB" in has and (
+            tok.inflected in ("s", "ed")
+            or tok.lemma in relation_verbs
+            or base_form(tok.lower) in relation_verbs
+        ):
+            plural_subject = (
+                tok.inflected == "s"
+                and nxt is not None
+                and (
+                    nxt.pos in (VERB, AUX, MODAL, NEG)
+                    or (
+                        not nxt.pos
+                        and "VERB" in _candidates(nxt.lower)
+                        and (nxt.lower in relation_verbs or base_form(nxt.lower) in relation_verbs)
+                    )
+                )
+            )
             if not plural_subject:
                 return VERB
         return NOUN if "NOUN" in has else VERB
     if i == 0 or p in (PUNCT, CONJ, SUB, ADV):
-        if "VERB" in has and tok.inflected in ("", "ing") and tok.lower not in ("data",):
-            # an imperative or a gerund subject ("install docker", "restarting the router")
-            if not (tok.inflected == "" and nxt is not None and nxt.pos == VERB):
-                return VERB
+        # an imperative or a gerund subject ("install docker", "restarting the router")
+        if (
+            "VERB" in has
+            and tok.inflected in ("", "ing")
+            and not (tok.inflected == "" and nxt is not None and nxt.pos == VERB)
+        ):
+            return VERB
         if "ADJ" in has and nxt_nominal:
             return ADJ
         return NOUN if "NOUN" in has else VERB

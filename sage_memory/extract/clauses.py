@@ -19,8 +19,21 @@ from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexi
 #: Families whose arguments may be whole clauses ("the build failed because the disk was full").
 CLAUSE_RELATIONS = frozenset({"CAUSES", "SOLVED_BY", "PRECEDES", "BLOCKED_BY", "DEPENDS_ON"})
 #: Words after which a clause is subordinate: what follows them is not asserted on its own.
-_SUBORDINATE = frozenset({"once", "after", "before", "when", "whenever", "if", "until", "till",
-                          "unless", "soon", "prior"})  # fmt: skip
+_SUBORDINATE = frozenset(
+    {
+        "once",
+        "after",
+        "before",
+        "when",
+        "whenever",
+        "if",
+        "until",
+        "till",
+        "unless",
+        "soon",
+        "prior",
+    }
+)
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 
@@ -74,8 +87,11 @@ class Matcher:
             found = self._status_at(toks, i)
             return found[0] if found else None
         if t.lemma in el.values or t.lower in el.values:
-            if t.pos == AUX and t.lemma == "have" and i + 1 < len(toks) and (
-                toks[i + 1].pos in (VERB, AUX)
+            if (
+                t.pos == AUX
+                and t.lemma == "have"
+                and i + 1 < len(toks)
+                and (toks[i + 1].pos in (VERB, AUX))
             ):
                 return None  # "we've finished": an auxiliary, not possession
             return i + 1
@@ -164,8 +180,9 @@ class Matcher:
                         mark, saved = len(used), dict(spans)
                         spans[name] = (start, j)
                         used.extend(range(j, end))
-                        if self._run(els, ei + 1, toks, end, None, spans, used, toks[j].lemma,
-                                     status):  # fmt: skip
+                        if self._run(
+                            els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status
+                        ):
                             return True
                         del used[mark:]
                         spans.clear()
@@ -229,8 +246,9 @@ class Matcher:
             return None
         lo = min([i, *(s for s, _ in spans.values())])
         hi = max([max(used) + 1 if used else i + 1, *(e for _, e in spans.values())])
-        return Match(phrase, frozenset(used), {}, spans, False, status[0] if status else "",
-                     (lo, hi))  # fmt: skip
+        return Match(
+            phrase, frozenset(used), {}, spans, False, status[0] if status else "", (lo, hi)
+        )
 
     def read_arguments(self, m: Match, toks: list[Token]) -> bool:
         """Fill ``m.slots`` from its spans; False when a needed argument is missing."""
@@ -252,10 +270,12 @@ class Matcher:
             m.slots[name] = args
         lo = min(m.literals) if m.literals else 0
         hi = max(m.literals) + 1 if m.literals else 0
-        first_arg_end = min((a.end for args in m.slots.values() for a in args if a.end <= lo),
-                            default=lo)  # fmt: skip
-        last_arg_start = max((a.start for args in m.slots.values() for a in args if a.start >= hi),
-                             default=hi)  # fmt: skip
+        first_arg_end = min(
+            (a.end for args in m.slots.values() for a in args if a.end <= lo), default=lo
+        )
+        last_arg_start = max(
+            (a.start for args in m.slots.values() for a in args if a.start >= hi), default=hi
+        )
         negated = any(
             toks[k].pos == NEG for k in range(first_arg_end, last_arg_start) if k not in m.literals
         )
@@ -272,9 +292,14 @@ def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]
     """Keep the most specific non-overlapping matches (see the module docstring)."""
     ranked = sorted(
         matches,
-        key=lambda m: (m.phrase.weak, "copula" in m.phrase.flags, -m.phrase.literal_count,
-                       -(m.extent[1] - m.extent[0]), m.extent[0]),
-    )  # fmt: skip
+        key=lambda m: (
+            m.phrase.weak,
+            "copula" in m.phrase.flags,
+            -m.phrase.literal_count,
+            -(m.extent[1] - m.extent[0]),
+            m.extent[0],
+        ),
+    )
     kept: list[Match] = []
     taken: set[int] = set()
     inside: list[tuple[int, int]] = []

@@ -107,7 +107,9 @@ def compile_pattern(pattern: str) -> tuple[Element, ...]:
         if raw.startswith("{") and raw.endswith("}"):
             name = raw[1:-1]
             if name not in SLOTS:
-                raise LexiconError(f"unknown slot {raw!r} in {pattern!r}: use one of {sorted(SLOTS)}")
+                raise LexiconError(
+                    f"unknown slot {raw!r} in {pattern!r}: use one of {sorted(SLOTS)}"
+                )
             out.append(Element(SLOT, slot=name))
         elif raw.startswith("<") and raw.endswith(">"):
             name = raw[1:-1]
@@ -141,9 +143,20 @@ def _phrase(entry: dict[str, Any]) -> Phrase:
                 raise LexiconError(f"edge end {end!r} is not a slot of {entry['pattern']!r}")
     known = {"relation", "form", "pattern", "from", "edges", "negated", "weak"}
     flags = frozenset(k for k, v in entry.items() if k not in known and v is True)
-    flags |= frozenset(f"{k}={v}" for k, v in entry.items() if k not in known and isinstance(v, str))
-    return Phrase(relation, str(entry["form"]), elements, edges, bool(entry.get("negated")),
-                  bool(entry.get("weak")), flags, str(entry["from"]), str(entry["pattern"]))  # fmt: skip
+    flags |= frozenset(
+        f"{k}={v}" for k, v in entry.items() if k not in known and isinstance(v, str)
+    )
+    return Phrase(
+        relation,
+        str(entry["form"]),
+        elements,
+        edges,
+        bool(entry.get("negated")),
+        bool(entry.get("weak")),
+        flags,
+        str(entry["from"]),
+        str(entry["pattern"]),
+    )
 
 
 def _first_words(phrase: Phrase) -> frozenset[str]:

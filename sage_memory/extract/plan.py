@@ -14,9 +14,21 @@ from dataclasses import dataclass, field
 
 from sage_memory.extract.args import ArgReader
 from sage_memory.extract.chunk import (
-    ADV, AUX, CODE, MODAL, NEG, NOMINAL, NOUN, PART, PRON, PROPN, VERB, Token, _candidates,
+    ADV,
+    AUX,
+    CODE,
+    MODAL,
+    NEG,
+    NOMINAL,
+    NOUN,
+    PART,
+    PRON,
+    PROPN,
+    VERB,
+    Token,
+    _candidates,
     base_form,
-)  # fmt: skip
+)
 from sage_memory.extract.lexicon import Lexicon
 
 _LIST_ITEM = re.compile(r"(?i)^\s*(?:\d{1,2}[.)]|step\s*\d+\s*[:.)-]?|[-*•])\s+")
@@ -70,8 +82,9 @@ class PlanReader:
                     continue
                 prev = toks[i - 1].lower if i > 0 else ""
                 at_break = i == 0 or prev in (",", ";", ":", "and", "-", "–", ".", "then")
-                at_end = kind == "first" and (i + n == len(toks) or toks[i + n].lower in (
-                    ",", "and", ";", "."))  # fmt: skip
+                at_end = kind == "first" and (
+                    i + n == len(toks) or toks[i + n].lower in (",", "and", ";", ".")
+                )
                 if at_break or at_end:
                     cuts.append((i, i + n, kind))
             if not cuts and not listed:
@@ -88,14 +101,22 @@ class PlanReader:
                 start = j
             bounds.append((start, len(toks)))
             for b, (s, e) in enumerate(bounds):
-                if b == 0 and cuts and cuts[0][0] > 0 and cuts[0][2] == "first" and not listed:
-                    # "My plan: first ..." / "I'll start with: first" -> a header, not a task
-                    if cuts[0][1] < len(toks) and cuts[0][0] + 1 != len(toks):
-                        header = toks[s:e]
-                        if any(t.lower == ":" for t in header) or not any(
-                            t.pos == VERB for t in header
-                        ):
-                            continue
+                # "My plan: first ..." -> the text before a leading "first" is a header
+                header = toks[s:e]
+                if (
+                    b == 0
+                    and cuts
+                    and cuts[0][0] > 0
+                    and cuts[0][2] == "first"
+                    and not listed
+                    and cuts[0][1] < len(toks)
+                    and cuts[0][0] + 1 != len(toks)
+                    and (
+                        any(t.lower == ":" for t in header)
+                        or not any(t.pos == VERB for t in header)
+                    )
+                ):
+                    continue
                 items.append((text, toks, s, e))
             del lead_kind
         if not marked or len(items) < 2:
@@ -127,19 +148,39 @@ class PlanReader:
         while e > s and toks[e - 1].lower in (",", ".", ";", "!", "first", "and", "then"):
             e -= 1
         k = s
-        while k < e and (toks[k].pos in (PRON, MODAL, AUX, ADV, NEG, PART)
-                         or toks[k].lower in ("need", "want", "have", "got", "gotta", "going",
-                                              "let", "'s", "should", "please", "must")):  # fmt: skip
-            k += 1
-        if k < e and toks[k].pos != VERB and "VERB" in _candidates(toks[k].lower) and (
-            toks[k].pos not in (PROPN, CODE)
+        while k < e and (
+            toks[k].pos in (PRON, MODAL, AUX, ADV, NEG, PART)
+            or toks[k].lower
+            in (
+                "need",
+                "want",
+                "have",
+                "got",
+                "gotta",
+                "going",
+                "let",
+                "'s",
+                "should",
+                "please",
+                "must",
+            )
         ):
-            toks[k].pos, toks[k].lemma = VERB, base_form(toks[k].lower)  # an item opens with its verb
+            k += 1
+        if (
+            k < e
+            and toks[k].pos != VERB
+            and "VERB" in _candidates(toks[k].lower)
+            and (toks[k].pos not in (PROPN, CODE))
+        ):
+            toks[k].pos, toks[k].lemma = (
+                VERB,
+                base_form(toks[k].lower),
+            )  # an item opens with its verb
         if k < e and toks[k].pos == VERB:
             end = self.reader._vp_end(toks, k, e)
             arg = self.reader._task(toks, k, end)
             return arg.name, base_form(toks[k].lower)
-        if k < e and toks[k].pos in NOMINAL | {CODE} or (k < e and toks[k].lower in ("the", "a")):
+        if (k < e and toks[k].pos in NOMINAL | {CODE}) or (k < e and toks[k].lower in ("the", "a")):
             end = self.reader._np_end(toks, k, e)
             words = " ".join(t.lower for t in toks[k:end])
             if words and previous_verb:
@@ -159,14 +200,20 @@ class PlanReader:
                         k -= 1
                     return " ".join(x.lower for x in toks[k:i]), text
                 # "roadmap for the recipe app", "plan for X"
-                if t.lemma in self.project_nouns and i + 1 < len(toks) and toks[i + 1].lower == "for":
+                if (
+                    t.lemma in self.project_nouns
+                    and i + 1 < len(toks)
+                    and toks[i + 1].lower == "for"
+                ):
                     name = self._np_name(toks, i + 2)
                     if name:
                         return name, text
                 # "want to build X", "planning to renovate X"
                 for words in self.intents:
                     n = len(words)
-                    if all(i + k < len(toks) and toks[i + k].lower == w for k, w in enumerate(words)):
+                    if all(
+                        i + k < len(toks) and toks[i + k].lower == w for k, w in enumerate(words)
+                    ):
                         j = i + n
                         verb = toks[j].lemma if j < len(toks) else ""
                         if verb in self.project_verbs:
@@ -174,8 +221,13 @@ class PlanReader:
                             if name:
                                 return name, text
                 # "we're making a podcast", "are organizing a hackathon"
-                if (t.pos == VERB and t.inflected == "ing" and t.lemma in self.project_verbs
-                        and i > 0 and toks[i - 1].pos == AUX):  # fmt: skip
+                if (
+                    t.pos == VERB
+                    and t.inflected == "ing"
+                    and t.lemma in self.project_verbs
+                    and i > 0
+                    and toks[i - 1].pos == AUX
+                ):
                     name = self._np_name(toks, i + 1)
                     if name:
                         return name, text

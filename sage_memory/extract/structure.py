@@ -46,21 +46,43 @@ _PERSON_RELATIONS = frozenset(
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
 #: (source label, target label) a relation gives to names without stronger evidence.
 _ROLES: dict[str, tuple[str, str]] = {
-    "PRECEDES": ("Task", "Task"), "BLOCKED_BY": ("Task", "Task"),
-    "DEPENDS_ON": ("Task", "Resource"), "REQUIRES": ("Task", "Resource"),
-    "USES": ("Entity", "Tool"), "IS_A": ("Concept", "Concept"), "PART_OF": ("Entity", "Entity"),
-    "CAUSES": ("Concept", "Event"), "SOLVED_BY": ("Error", "Task"),
-    "PREFERS": ("Person", "Preference"), "DISLIKES": ("Person", "Preference"),
-    "ALLERGIC_TO": ("Person", "Preference"), "RECOMMENDS": ("Person", "Task"),
-    "LIVES_IN": ("Person", "Place"), "WORKS_AT": ("Person", "Organization"),
-    "HAS_ROLE": ("Person", "Concept"), "HAS_STATUS": ("Task", "Value"),
-    "OWNS": ("Person", "Entity"), "MEMBER_OF": ("Person", "Organization"),
-    "CONTAINS_TASK": ("Project", "Task"), "RELATED_TO": ("Tool", "Concept"),
-}  # fmt: skip
+    "PRECEDES": ("Task", "Task"),
+    "BLOCKED_BY": ("Task", "Task"),
+    "DEPENDS_ON": ("Task", "Resource"),
+    "REQUIRES": ("Task", "Resource"),
+    "USES": ("Entity", "Tool"),
+    "IS_A": ("Concept", "Concept"),
+    "PART_OF": ("Entity", "Entity"),
+    "CAUSES": ("Concept", "Event"),
+    "SOLVED_BY": ("Error", "Task"),
+    "PREFERS": ("Person", "Preference"),
+    "DISLIKES": ("Person", "Preference"),
+    "ALLERGIC_TO": ("Person", "Preference"),
+    "RECOMMENDS": ("Person", "Task"),
+    "LIVES_IN": ("Person", "Place"),
+    "WORKS_AT": ("Person", "Organization"),
+    "HAS_ROLE": ("Person", "Concept"),
+    "HAS_STATUS": ("Task", "Value"),
+    "OWNS": ("Person", "Entity"),
+    "MEMBER_OF": ("Person", "Organization"),
+    "CONTAINS_TASK": ("Project", "Task"),
+    "RELATED_TO": ("Tool", "Concept"),
+}
 _LABEL_RANK = {
-    "Person": 9, "Place": 8, "Organization": 8, "Project": 7, "Error": 7, "Event": 6, "Task": 6,
-    "Tool": 5, "Resource": 5, "Preference": 4, "Value": 3, "Concept": 2, "Entity": 1,
-}  # fmt: skip
+    "Person": 9,
+    "Place": 8,
+    "Organization": 8,
+    "Project": 7,
+    "Error": 7,
+    "Event": 6,
+    "Task": 6,
+    "Tool": 5,
+    "Resource": 5,
+    "Preference": 4,
+    "Value": 3,
+    "Concept": 2,
+    "Entity": 1,
+}
 _ACTION_LOG = re.compile(
     r"(?i)(?:^|[.;!?]\s+)(?:the\s+)?(?:user|customer|client)\s+(?:asked|wanted|requested|needed)"
     r"|(?:^|[,;.]\s*|\band\s+|\bthen\s+)(?:i|we)\s+(?:then\s+|also\s+|first\s+)?(?:loaded|called"
@@ -105,7 +127,9 @@ class StructureExtractor:
                 return self._action_log(memory, context)
             return _Reading(self, memory, context, text).run()
         except Exception as exc:  # the port's contract: odd text must never raise
-            return GraphDelta(error=f"structure extractor failed: {type(exc).__name__}: {exc}"[:500])
+            return GraphDelta(
+                error=f"structure extractor failed: {type(exc).__name__}: {exc}"[:500]
+            )
 
     def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
         """:meth:`extract` for each item, in order."""
@@ -145,8 +169,9 @@ class _Reading:
         self.nodes: dict[str, _Node] = {}
         self.edges: dict[tuple[str, str, str, bool], EdgeSpec] = {}
         self.coref = Antecedents(user=self._user_name())
-        self.known_tasks: list[str] = [n.name for n in list(context.nearby_nodes)[:500]
-                                       if n.label in ("Task", "Step")]  # fmt: skip
+        self.known_tasks: list[str] = [
+            n.name for n in list(context.nearby_nodes)[:500] if n.label in ("Task", "Step")
+        ]
         self.event_time: datetime | None = None
         self.sentences: list[tuple[str, list[Token]]] = []
 
@@ -180,8 +205,10 @@ class _Reading:
         if sentence.rstrip().endswith("?"):
             return True
         first = toks[0]
-        if first.lower in self.lex.words("question_words") and len(toks) > 2 and (
-            toks[1].pos in (AUX, MODAL)
+        if (
+            first.lower in self.lex.words("question_words")
+            and len(toks) > 2
+            and (toks[1].pos in (AUX, MODAL))
         ):
             return True
         if first.pos in (AUX, MODAL) and len(toks) > 2 and toks[1].pos in ("PRON", "DET", PROPN):
@@ -192,9 +219,13 @@ class _Reading:
         ):
             return True
         joined = " ".join(words)
-        return bool(re.search(
-            r"\b(?:decided against|decided not to|changed (?:my|our) mind|ruled out|no way)\b"
-            r"|\b(?:would|could|might) have\b|\bwere to\b|\bif only\b|\bwhat if\b", joined))  # fmt: skip
+        return bool(
+            re.search(
+                r"\b(?:decided against|decided not to|changed (?:my|our) mind|ruled out|no way)\b"
+                r"|\b(?:would|could|might) have\b|\bwere to\b|\bif only\b|\bwhat if\b",
+                joined,
+            )
+        )
 
     def _sentence(self, sentence: str, toks: list[Token]) -> None:
         if self._states_nothing(sentence, toks):
@@ -207,7 +238,9 @@ class _Reading:
         if len(toks) > 1 and toks[0].pos == PROPN and toks[1].pos in (VERB, AUX, MODAL, "NEG"):
             self.coref.saw_person(toks[0].lower)
         raw = self.ex.matcher.raw_matches(toks)
-        readable = [m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)]
+        readable = [
+            m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)
+        ]
         for m in settle(readable, toks):
             self._apply(m, toks, sentence, when)
         if not readable:
@@ -218,17 +251,24 @@ class _Reading:
     def _person_like(self, arg: Arg) -> bool:
         if arg.kind == PRONOUN:
             low = arg.name
-            return low in self.lex.words("speaker") or low in self.lex.words("person_pronouns") or (
-                low in ("my", "our", "his", "her", "their")
+            return (
+                low in self.lex.words("speaker")
+                or low in self.lex.words("person_pronouns")
+                or (low in ("my", "our", "his", "her", "their"))
             )
         if arg.code == "userid":
             return True
         head = arg.words[-1] if arg.words else ""
         if head in self.lex.words("person_nouns") or head in self.lex.words("role_heads"):
             return True
-        if arg.words and arg.words[0].rstrip(".") in {t.rstrip(".") for t in self.lex.words("titles")}:
+        if arg.words and arg.words[0].rstrip(".") in {
+            t.rstrip(".") for t in self.lex.words("titles")
+        }:
             return True
-        if arg.name in ("user", "customer", "client") or arg.words[:1] in (("user",), ("customer",)):
+        if arg.name in ("user", "customer", "client") or arg.words[:1] in (
+            ("user",),
+            ("customer",),
+        ):
             return True
         return arg.proper and arg.kind == NP and not arg.code and len(arg.words) <= 3
 
@@ -238,8 +278,9 @@ class _Reading:
             head = arg.words[arg.words.index("of") - 1]
         if head in self.lex.words("role_heads"):
             return True
-        return any(head.endswith(s) and len(head) > len(s) + 2
-                   for s in self.lex.words("role_suffixes"))  # fmt: skip
+        return any(
+            head.endswith(s) and len(head) > len(s) + 2 for s in self.lex.words("role_suffixes")
+        )
 
     def _org_like(self, arg: Arg) -> bool:
         head = arg.words[-1] if arg.words else ""
@@ -254,19 +295,28 @@ class _Reading:
         f, rel = m.phrase.flags, m.phrase.relation
         a = m.slots.get("A", [])
         b = m.slots.get("B", [])
-        if rel in _PERSON_RELATIONS or "person_source" in f:
-            src = a if rel != "WORKS_AT" or "person_target" not in f else a
-            if not src or not all(self._person_like(x) for x in src):
-                return False
-        if "person_target" in f and a and not all(self._person_like(x) for x in a):
-            return False
-        if "org_only" in f and b and not all(
-            self._org_like(x) and (x.words[-1] if x.words else "") not in self.lex.words("group_heads")
-            for x in b
+        if (rel in _PERSON_RELATIONS or "person_source" in f) and (
+            not a or not all(self._person_like(x) for x in a)
         ):
             return False
-        if "group_only" in f and b and not all(
-            (x.words[-1] if x.words else "") in self.lex.words("group_heads") for x in b
+        if "person_target" in f and a and not all(self._person_like(x) for x in a):
+            return False
+        if (
+            "org_only" in f
+            and b
+            and not all(
+                self._org_like(x)
+                and (x.words[-1] if x.words else "") not in self.lex.words("group_heads")
+                for x in b
+            )
+        ):
+            return False
+        if (
+            "group_only" in f
+            and b
+            and not all(
+                (x.words[-1] if x.words else "") in self.lex.words("group_heads") for x in b
+            )
         ):
             return False
         if "place_only" in f and b and not all(self._place_like(x) for x in b):
@@ -284,20 +334,26 @@ class _Reading:
         if "copula" in f:
             if not b or not a or any(x.kind != NP for x in b) or any(x.kind == CLAUSE for x in a):
                 return False
-            s, _ = m.spans["B"]
-            while s < len(toks) - 1 and toks[s].pos == "ADV":
-                s += 1
-            det = toks[s].lower if s < len(toks) else ""
+            at, _ = m.spans["B"]
+            while at < len(toks) - 1 and toks[at].pos == "ADV":
+                at += 1
+            det = toks[at].lower if at < len(toks) else ""
             plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
             person = all(self._person_like(x) for x in a)
-            if det not in ("a", "an") and not (plural and det not in ("the",)) and not (
-                person and self._role_like(b[0]) and det in ("the", "a", "an")
+            if (
+                det not in ("a", "an")
+                and not (plural and det not in ("the",))
+                and not (person and self._role_like(b[0]) and det in ("the", "a", "an"))
             ):
                 return False
             if any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end]):
                 return False
-        if rel == "REQUIRES" and a and b and all(self._person_like(x) for x in a) and all(
-            x.kind == TASK for x in b
+        if (
+            rel == "REQUIRES"
+            and a
+            and b
+            and all(self._person_like(x) for x in a)
+            and all(x.kind == TASK for x in b)
         ):
             return False  # "I need to call the bank": an intention, not a requirement
         if rel == "PRECEDES" and any(
@@ -307,9 +363,12 @@ class _Reading:
             return False  # "after the wedding, Sara moved": events of a person, not tasks
         if rel == "HAS_STATUS" and not m.status and "=" not in m.phrase.edges[0][2]:
             return False
-        if rel == "HAS_STATUS" and a and any(x.kind == PRONOUN and not self.coref.things for x in a):
-            return False
-        return True
+        # a status of "it" with nothing named before it is no fact
+        return not (
+            rel == "HAS_STATUS"
+            and a
+            and any(x.kind == PRONOUN and not self.coref.things for x in a)
+        )
 
     # --- nodes and edges --------------------------------------------------------------------
 
@@ -325,7 +384,9 @@ class _Reading:
         if arg.name in ("user", "the user") or arg.words == ("user",):
             return self.coref.user, "Person"
         if arg.code:
-            label = "Error" if arg.code == "error" else ("Person" if arg.code == "userid" else "Tool")
+            label = (
+                "Error" if arg.code == "error" else ("Person" if arg.code == "userid" else "Tool")
+            )
             return arg.name, label
         return arg.name, ""
 
@@ -335,8 +396,13 @@ class _Reading:
         if not words:
             return ""
         tasks = [n.name for n in self.nodes.values() if n.label == "Task"] + self.known_tasks
-        found = [t for t in tasks if words <= _content(t) and len(words) >= 1
-                 and (len(words) > 1 or len(_content(t)) <= 3)]  # fmt: skip
+        found = [
+            t
+            for t in tasks
+            if words <= _content(t)
+            and len(words) >= 1
+            and (len(words) > 1 or len(_content(t)) <= 3)
+        ]
         names = {name_key(t) for t in found}
         if len(names) == 1:
             return found[0]
@@ -349,8 +415,9 @@ class _Reading:
             return ""
         node = self.nodes.get(key)
         if node is None:
-            node = self.nodes[key] = _Node(display.lower() if not _is_code(display) else display,
-                                           label)  # fmt: skip
+            node = self.nodes[key] = _Node(
+                display.lower() if not _is_code(display) else display, label
+            )
         elif _LABEL_RANK.get(label, 0) > _LABEL_RANK.get(node.label, 0):
             node.label = label
         node.standalone = node.standalone or standalone
@@ -369,24 +436,46 @@ class _Reading:
                 label = "Error"
             elif relation in _PERSON_RELATIONS and role_label == "Person":
                 label = "Person"
-        if relation in _TASKISH and label in ("Task", "Resource", "Entity", "Concept") and (
-            arg.kind in (NP, TASK)
+        if (
+            relation in _TASKISH
+            and label in ("Task", "Resource", "Entity", "Concept")
+            and (arg.kind in (NP, TASK))
         ):
             known = self._task_key(name)
             if known:
                 name, label = known, "Task"
         return self._node(name, label, standalone=label in ("Task", "Error"))
 
-    def _edge(self, src: str, rel: str, dst: str, conf: float, fact: str, when: datetime | None,
-              *, negated: bool = False, attrs: dict[str, Any] | None = None) -> None:  # fmt: skip
+    def _edge(
+        self,
+        src: str,
+        rel: str,
+        dst: str,
+        conf: float,
+        fact: str,
+        when: datetime | None,
+        *,
+        negated: bool = False,
+        attrs: dict[str, Any] | None = None,
+    ) -> None:
         if not src or not dst or src == dst:
             return
         key = (src, rel, dst, negated)
         if key in self.edges:
             return
-        valid_from = when if rel in self.ex.config.single_valued or rel in _PERSON_RELATIONS else None
-        self.edges[key] = EdgeSpec(src, dst, rel, fact[:300], conf, valid_from=valid_from,
-                                   negated=negated, attributes=attrs or {})  # fmt: skip
+        valid_from = (
+            when if rel in self.ex.config.single_valued or rel in _PERSON_RELATIONS else None
+        )
+        self.edges[key] = EdgeSpec(
+            src,
+            dst,
+            rel,
+            fact[:300],
+            conf,
+            valid_from=valid_from,
+            negated=negated,
+            attributes=attrs or {},
+        )
 
     def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
         conf = 0.6 if m.phrase.weak else 0.85
@@ -407,7 +496,9 @@ class _Reading:
                 targets_keys = [self._node(value, "Value")] if value else []
                 attrs = {"status": value}
             else:
-                targets_keys = [self._end(t, dst_label, relation) for t in m.slots.get(dst_slot, [])]
+                targets_keys = [
+                    self._end(t, dst_label, relation) for t in m.slots.get(dst_slot, [])
+                ]
                 attrs = {}
             source_keys = [self._end(s, src_label, relation) for s in sources]
             for s_key, t_key in itertools.product(source_keys, targets_keys):
@@ -416,8 +507,9 @@ class _Reading:
                     node.attributes["status"] = attrs.get("status", "")
                     if node.label not in ("Task", "Project", "Person"):
                         node.label = "Task"
-                self._edge(s_key, relation, t_key, conf, sentence, when, negated=m.negated,
-                           attrs=attrs)  # fmt: skip
+                self._edge(
+                    s_key, relation, t_key, conf, sentence, when, negated=m.negated, attrs=attrs
+                )
         self._remember(m)
 
     def _remember(self, m: Match) -> None:
@@ -439,12 +531,15 @@ class _Reading:
                 self.coref.saw_pair(self._resolve(args[0])[0], self._resolve(args[1])[0])
 
     def _code_statement(self, toks: list[Token], sentence: str) -> None:
-        """"json.loads parses a string": a code subject and what its verb acts on (weak)."""
+        """ "json.loads parses a string": a code subject and what its verb acts on (weak)."""
         k = 0
         while k < len(toks) and toks[k].pos in ("DET", "ADV"):
             k += 1
-        if k >= len(toks) or toks[k].pos != CODE or toks[k].inflected in ("error", "quoted",
-                                                                           "userid"):  # fmt: skip
+        if (
+            k >= len(toks)
+            or toks[k].pos != CODE
+            or toks[k].inflected in ("error", "quoted", "userid")
+        ):
             return
         if k + 1 >= len(toks) or toks[k + 1].pos != VERB:
             return
@@ -481,9 +576,17 @@ class _Reading:
             if key not in used and not n.standalone:
                 continue
             salience = 0.8 if n.label in ("Preference", "Error") else 0.5
-            nodes.append(NodeSpec(key=key, name=n.name, label=n.label,
-                                  aliases=tuple(sorted(n.aliases)), attributes=dict(n.attributes),
-                                  confidence=n.confidence, salience=salience))  # fmt: skip
+            nodes.append(
+                NodeSpec(
+                    key=key,
+                    name=n.name,
+                    label=n.label,
+                    aliases=tuple(sorted(n.aliases)),
+                    attributes=dict(n.attributes),
+                    confidence=n.confidence,
+                    salience=salience,
+                )
+            )
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)

@@ -10,7 +10,12 @@ import pytest
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import NOUN, PROPN, VERB, tokenize
 from sage_memory.extract.coref import Antecedents
-from sage_memory.extract.lexicon import LexiconError, compile_pattern, default_lexicon, parse_lexicon
+from sage_memory.extract.lexicon import (
+    LexiconError,
+    compile_pattern,
+    default_lexicon,
+    parse_lexicon,
+)
 from sage_memory.extract.structure import StructureExtractor
 from sage_memory.types import Memory, Scope
 
@@ -18,8 +23,14 @@ NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
 
 
 def edges(text: str, **scope: str) -> set[tuple[str, str, str, bool]]:
-    memory = Memory(id="t", text=text, scope=Scope(**(scope or {"agent_id": "t"})),
-                    timestamp=NOW, created_at=NOW, updated_at=NOW)  # fmt: skip
+    memory = Memory(
+        id="t",
+        text=text,
+        scope=Scope(**(scope or {"agent_id": "t"})),
+        timestamp=NOW,
+        created_at=NOW,
+        updated_at=NOW,
+    )
     delta = StructureExtractor().extract(memory, ExtractionContext())
     assert delta.error is None
     names = {n.key: n.name for n in delta.nodes}
@@ -52,9 +63,27 @@ def test_a_capitalised_word_mid_sentence_is_a_name() -> None:
 def test_packaged_lexicon_covers_every_family_and_says_where_each_phrasing_came_from() -> None:
     lex = default_lexicon()
     relations = {p.relation for p in lex.phrases}
-    assert {"PRECEDES", "BLOCKED_BY", "DEPENDS_ON", "REQUIRES", "USES", "IS_A", "PART_OF",
-            "CAUSES", "SOLVED_BY", "PREFERS", "DISLIKES", "ALLERGIC_TO", "RECOMMENDS",
-            "LIVES_IN", "WORKS_AT", "HAS_ROLE", "HAS_STATUS", "OWNS", "MEMBER_OF"} <= relations
+    assert {
+        "PRECEDES",
+        "BLOCKED_BY",
+        "DEPENDS_ON",
+        "REQUIRES",
+        "USES",
+        "IS_A",
+        "PART_OF",
+        "CAUSES",
+        "SOLVED_BY",
+        "PREFERS",
+        "DISLIKES",
+        "ALLERGIC_TO",
+        "RECOMMENDS",
+        "LIVES_IN",
+        "WORKS_AT",
+        "HAS_ROLE",
+        "HAS_STATUS",
+        "OWNS",
+        "MEMBER_OF",
+    } <= relations
     assert all(p.source for p in lex.phrases)
     forms = {p.form for p in lex.phrases if p.relation == "BLOCKED_BY"}
     assert {"active", "passive", "nominal", "negated", "casual"} <= forms
@@ -76,8 +105,14 @@ def test_a_custom_lexicon_adds_a_phrasing_without_code() -> None:
     )
     lex = parse_lexicon(text)
     ex = StructureExtractor(lexicon=lex)
-    memory = Memory(id="t", text="Ingrid swears by her cast-iron skillet.", scope=Scope(agent_id="t"),
-                    timestamp=NOW, created_at=NOW, updated_at=NOW)  # fmt: skip
+    memory = Memory(
+        id="t",
+        text="Ingrid swears by her cast-iron skillet.",
+        scope=Scope(agent_id="t"),
+        timestamp=NOW,
+        created_at=NOW,
+        updated_at=NOW,
+    )
     delta = ex.extract(memory, ExtractionContext())
     names = {n.key: n.name for n in delta.nodes}
     assert [(names[e.source], e.relation, names[e.target]) for e in delta.edges] == [
@@ -111,26 +146,39 @@ def test_a_pronoun_in_the_next_sentence_points_back() -> None:
 @pytest.mark.parametrize(
     ("text", "edge"),
     [
-        ("The grant report is held up by the budget sign-off.",
-         ("grant report", "BLOCKED_BY", "budget sign-off", False)),
-        ("The invoicing module relies on the currency service.",
-         ("invoicing module", "DEPENDS_ON", "currency service", False)),
-        ("A library card is required for the archive room.",
-         ("archive room", "REQUIRES", "library card", False)),
+        (
+            "The grant report is held up by the budget sign-off.",
+            ("grant report", "BLOCKED_BY", "budget sign-off", False),
+        ),
+        (
+            "The invoicing module relies on the currency service.",
+            ("invoicing module", "DEPENDS_ON", "currency service", False),
+        ),
+        (
+            "A library card is required for the archive room.",
+            ("archive room", "REQUIRES", "library card", False),
+        ),
         ("The kiln is a kind of furnace.", ("kiln", "IS_A", "furnace", False)),
         ("Otters are mammals.", ("otter", "IS_A", "mammal", False)),
         ("The gearbox is a component of the tractor.", ("gearbox", "PART_OF", "tractor", False)),
-        ("The flooding was caused by a blocked drain.",
-         ("blocked drain", "CAUSES", "flooding", False)),
-        ("Replacing the fuse fixed the flicker.", ("flicker", "SOLVED_BY", "replace the fuse", False)),
+        (
+            "The flooding was caused by a blocked drain.",
+            ("blocked drain", "CAUSES", "flooding", False),
+        ),
+        (
+            "Replacing the fuse fixed the flicker.",
+            ("flicker", "SOLVED_BY", "replace the fuse", False),
+        ),
         ("Hamid is a big fan of opera.", ("hamid", "PREFERS", "opera", False)),
         ("Beatrix can't stand anchovies.", ("beatrix", "DISLIKES", "anchovy", False)),
         ("Tobias is allergic to latex.", ("tobias", "ALLERGIC_TO", "latex", False)),
         ("The physio told me to stretch daily.", ("physio", "RECOMMENDS", "stretch daily", False)),
         ("Rosalind relocated to Gdansk last spring.", ("rosalind", "LIVES_IN", "gdansk", False)),
         ("Ezra joined Initech in April.", ("ezra", "WORKS_AT", "initech", False)),
-        ("Mireille was promoted to studio manager.",
-         ("mireille", "HAS_ROLE", "studio manager", False)),
+        (
+            "Mireille was promoted to studio manager.",
+            ("mireille", "HAS_ROLE", "studio manager", False),
+        ),
         ("The warehouse audit is finished.", ("warehouse audit", "HAS_STATUS", "done", False)),
         ("Yusuf owns a vintage camera.", ("yusuf", "OWNS", "vintage camera", False)),
         ("Ottilie is a member of the rowing club.", ("ottilie", "MEMBER_OF", "rowing club", False)),
