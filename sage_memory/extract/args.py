@@ -79,6 +79,19 @@ class Arg:
     words: tuple[str, ...] = field(default_factory=tuple)  # lower-case surface words
 
 
+def _join(span: list[Token], replace: dict[int, str] | None = None) -> str:
+    """The tokens as written (their case and spacing), with some words replaced."""
+    out: list[str] = []
+    for j, t in enumerate(span):
+        if j and t.start > span[j - 1].end:
+            out.append(" ")
+        text = t.text
+        if t.start == 0 and t.pos not in (PROPN, CODE) and not t.text.isupper():
+            text = text.lower()  # a capital that only opens the sentence
+        out.append((replace or {}).get(j, text))
+    return "".join(out).strip()
+
+
 class ArgReader:
     """Reads arguments out of token spans with the closed classes of one lexicon."""
 
@@ -538,13 +551,15 @@ class ArgReader:
                 head_idx = j - 1
                 break
         head = span[head_idx]
+        replace: dict[int, str] = {}
         if head.pos == NOUN and head.inflected == "s" and not head.capitalized:
-            words[head_idx] = singular(head.lower)
+            words[head_idx] = replace[head_idx] = singular(head.lower)
         code = span[0].inflected if len(span) == 1 and span[0].pos == CODE else ""
         if code == "quoted" and not any(c in words[0] for c in "()[]._"):
             words = [w.strip("'\"`") for w in words]
+            replace[0] = span[0].text.strip("'\"`")
             code = ""
-        name = " ".join(words).replace(" - ", "-")
+        name = _join(span, replace)
         return Arg(
             s,
             e,
@@ -568,14 +583,15 @@ class ArgReader:
             and span[0].lemma in ("run", "execute", "use", "call", "try", "type")
             and span[1].pos == CODE
         ):
-            return Arg(s, e, span[1].lower, NP, code=span[1].inflected, words=(span[1].lower,))
+            return Arg(s, e, span[1].text, NP, code=span[1].inflected, words=(span[1].lower,))
         words = [t.lower for t in span]
+        replace: dict[int, str] = {}
         if span and span[0].pos == VERB:
-            words[0] = base_form(span[0].lower)
+            words[0] = replace[0] = base_form(span[0].lower)
         head = next(
             (t.lemma for t in reversed(span) if t.pos in NOMINAL), span[0].lemma if span else ""
         )
-        return Arg(s, e, " ".join(words), TASK, head=head, words=tuple(words))
+        return Arg(s, e, _join(span, replace), TASK, head=head, words=tuple(words))
 
     def _clause(self, toks: list[Token], s: int, e: int, *, drop_subject: bool = False) -> Arg:
         """A clause named by its words ("lockfile was out of date"), article dropped."""
@@ -588,4 +604,4 @@ class ArgReader:
         span = toks[k:e][: _MAX_NAME_TOKENS + 2]
         words = tuple(t.lower for t in span)
         head = next((t.lemma for t in span if t.pos in NOMINAL), "")
-        return Arg(s, e, " ".join(words), CLAUSE, head=head, words=words)
+        return Arg(s, e, _join(span), CLAUSE, head=head, words=words)

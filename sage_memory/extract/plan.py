@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sage_memory.extract.args import ArgReader
+from sage_memory.extract.args import ArgReader, _join
 from sage_memory.extract.chunk import (
     ADV,
     AUX,
@@ -182,7 +182,7 @@ class PlanReader:
             return arg.name, base_form(toks[k].lower)
         if (k < e and toks[k].pos in NOMINAL | {CODE}) or (k < e and toks[k].lower in ("the", "a")):
             end = self.reader._np_end(toks, k, e)
-            words = " ".join(t.lower for t in toks[k:end])
+            words = _join(toks[k:end])
             if words and previous_verb:
                 return f"{previous_verb} {words}", ""
             if words and any(t.pos in (NOUN, PROPN) for t in toks[k:end]):

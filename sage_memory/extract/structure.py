@@ -415,9 +415,7 @@ class _Reading:
             return ""
         node = self.nodes.get(key)
         if node is None:
-            node = self.nodes[key] = _Node(
-                display.lower() if not _is_code(display) else display, label
-            )
+            node = self.nodes[key] = _Node(display, label)
         elif _LABEL_RANK.get(label, 0) > _LABEL_RANK.get(node.label, 0):
             node.label = label
         node.standalone = node.standalone or standalone

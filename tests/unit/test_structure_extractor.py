@@ -33,7 +33,7 @@ def edges(text: str, **scope: str) -> set[tuple[str, str, str, bool]]:
     )
     delta = StructureExtractor().extract(memory, ExtractionContext())
     assert delta.error is None
-    names = {n.key: n.name for n in delta.nodes}
+    names = {n.key: n.name.lower() for n in delta.nodes}  # names keep their case; compare folded
     return {(names[e.source], e.relation, names[e.target], e.negated) for e in delta.edges}
 
 
@@ -114,7 +114,7 @@ def test_a_custom_lexicon_adds_a_phrasing_without_code() -> None:
         updated_at=NOW,
     )
     delta = ex.extract(memory, ExtractionContext())
-    names = {n.key: n.name for n in delta.nodes}
+    names = {n.key: n.name.lower() for n in delta.nodes}
     assert [(names[e.source], e.relation, names[e.target]) for e in delta.edges] == [
         ("ingrid", "USES", "cast-iron skillet")
     ]
@@ -226,3 +226,16 @@ def test_time_phrase_is_not_part_of_the_place() -> None:
 )
 def test_text_that_states_no_fact_makes_no_typed_edge(text: str) -> None:
     assert edges(text) == set()
+
+
+def test_engine_uses_the_structure_extractor_when_configured() -> None:
+    from sage_memory import SageMemory
+    from sage_memory.config import ExtractConfig, SageConfig
+
+    mem = SageMemory(config=SageConfig(extract=ExtractConfig(mode="structure"), embedder="hashing"))
+    try:
+        assert mem.extractor.name == "structure"
+        mem.add("Rosalind relocated to Gdansk.", user_id="u")
+        assert mem.find_node("gdansk", user_id="u") is not None
+    finally:
+        mem.close()
