@@ -359,7 +359,7 @@ class ArgReader:
         end = self._np_end(toks, k, e)
         if end <= k:
             return None
-        if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL):
+        if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
             cend = self._clause_end(toks, end, e)
             rest = toks[end + 1 : cend]
             if (
@@ -473,7 +473,7 @@ class ArgReader:
                 break
             if t.pos == SUB and t.lower not in ("than",):
                 break
-            if t.pos == CONJ and j + 1 < e and toks[j + 1].pos in (PRON, DET, POSS):
+            if t.pos == CONJ and j + 1 < e and toks[j + 1].pos in (PRON, DET, POSS, PREP):
                 break
             if self.is_time(toks, j) and j > k:
                 break

@@ -321,9 +321,9 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
     second = tokens[1] if len(tokens) > 1 else None
     if (
         second is not None
-        and tokens[0].pos == NOUN
+        and tokens[0].pos in (NOUN, VERB)
         and tokens[0].text[:1].isupper()
-        and tokens[0].inflected != "s"
+        and tokens[0].inflected not in ("s", "ing")
         and (
             second.pos in (AUX, MODAL, NEG)
             or (second.pos == VERB and second.inflected in ("s", "ed"))
@@ -394,7 +394,8 @@ def _choose(
     if p in (NOUN, PROPN, CODE):
         two_back = prev_prev.pos if prev_prev is not None else ""
         at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
-        if "NOUN" in has and (at_end or two_back in (PREP, PART, VERB)):
+        before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
+        if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
             return NOUN  # "the tax return.", "write product pages", "to team lead"
         if "VERB" in has and (
             tok.inflected in ("s", "ed")

@@ -461,9 +461,9 @@ class _Reading:
         key = (src, rel, dst, negated)
         if key in self.edges:
             return
-        valid_from = (
-            when if rel in self.ex.config.single_valued or rel in _PERSON_RELATIONS else None
-        )
+        # a changing fact holds from the time the text gives, else from when it was said
+        changing = rel in self.ex.config.single_valued or rel in _PERSON_RELATIONS
+        valid_from = (when or self.anchor) if changing else None
         self.edges[key] = EdgeSpec(
             src,
             dst,
