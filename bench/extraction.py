@@ -15,8 +15,9 @@ README's table is generated from those files by ``--write-readme``, never typed 
 
 Matching rules:
 
-* *Strict*: names compared after :func:`sage_memory.entities.names.node_key` (lower case, no leading article,
-  aliases such as ``pd`` -> ``pandas``); an edge matches on (source, relation, target, negated).
+* *Strict*: names compared after :func:`sage_memory.entities.names.node_key` (lower case, no
+  leading article, aliases such as ``pd`` -> ``pandas``); an edge matches on (source, relation,
+  target, negated).
 * *Tolerant* (the headline): names compared after lemmatising every word as well (so
   "restarting the router" = "restart the router" and "premium members" = "premium member":
   labels written before docs/relations.md fixed the base-form / singular convention differ
@@ -46,8 +47,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sage_memory.extract.base import ExtractionContext, Extractor  # noqa: E402
 from sage_memory.entities.names import node_key  # noqa: E402
+from sage_memory.extract.base import ExtractionContext, Extractor  # noqa: E402
 from sage_memory.extract.text import split_sentences  # noqa: E402
 from sage_memory.types import GraphDelta, Memory, Scope  # noqa: E402
 

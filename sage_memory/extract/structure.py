@@ -26,15 +26,16 @@ from functools import lru_cache
 from typing import Any
 
 from sage_memory.config import ExtractConfig
+from sage_memory.entities.names import display_key as name_key
+from sage_memory.entities.names import display_name, merge_aliases, strip_private
 from sage_memory.extract.args import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import AUX, CODE, MODAL, NOUN, PROPN, PUNCT, VERB, Token, tokenize
 from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
-from sage_memory.extract.names import merge_aliases
 from sage_memory.extract.plan import PlanReader
-from sage_memory.extract.text import display_name, name_key, split_sentences, strip_private
+from sage_memory.extract.text import split_sentences
 from sage_memory.extract.timeparse import resolve_times
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, MemoryKind, Node, NodeSpec, as_utc
 
