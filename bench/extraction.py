@@ -1,50 +1,46 @@
-"""Benchmark of the offline rule extractor on the hand-labelled sentences.
+"""Benchmark of the offline extractors on labelled sentences (files written by docs/relations.md).
 
-Run: ``.venv/bin/python bench/extraction.py`` (from the repository root). Prints node and edge
-precision / recall / F1 overall, per pattern family and per split, plus milliseconds per
-sentence, and writes everything to ``bench/results/extraction.json``.
+Run from the repository root::
 
-Splits of ``tests/data/extraction_labelled.jsonl`` (all sentences written for this project):
+    .venv/bin/python bench/extraction.py                         # the dev data, both extractors
+    .venv/bin/python bench/extraction.py --data a.jsonl --data b.jsonl
+    .venv/bin/python bench/extraction.py --data NEW.jsonl --save-as blind_first_run
+    .venv/bin/python bench/extraction.py --write-readme          # table from bench/results/
 
-* ``dev`` (158): written with the patterns and used to tune them; its scores are optimistic.
-* ``heldout`` (47): written at the same time but never tuned on (their output was looked at
-  once, early).
-* ``blind`` (55): written after the extractor worked and scored once before any change:
-  nodes P/R/F1 0.92/0.86/0.89, edges 0.84/0.77/0.80 (tolerant), kept below as
-  ``BLIND_FIRST_RUN``. A few generic bugs its misses revealed were fixed afterwards, so later
-  blind scores are no longer blind. The first figure is the honest estimate for new text.
-
-Labelling conventions: names as :func:`node_key` leaves them (no leading article or
-possessive pronoun, aliases applied); "I"/"we" is the person "user" unless the item has a scope
-(then its user id); task names keep the user's words ("design the database", gerunds stay);
-a status is the target value node (done, in progress, blocked, on hold, pending); a phrase
-that embeds a code identifier MENTIONS it; an agent's log has an Event for the request, with
-USES edges to what it used and Steps with PRECEDES for "first ... then".
+It prints, for each extractor side by side, node and edge precision / recall / F1 overall, per
+family and per split, strict and tolerant, and writes ``bench/results/extraction.json``.
+``--save-as NAME`` also writes ``bench/results/extraction_NAME.json`` with the git commit it ran
+at and the data files it read: that is how a first run on a new (blind) set is kept. The
+README's table is generated from those files by ``--write-readme``, never typed by hand.
 
 Matching rules:
 
-* Names are compared after :func:`sage_memory.entities.names.node_key` (lower case, no
-  leading article, aliases such as ``pd`` -> ``pandas``). A node matches on its name alone;
-  label agreement of matched nodes is reported separately.
-* An edge matches on (source, relation, target, negated).
-* *Strict* scores compare relation names exactly. *Tolerant* scores (the headline) first map
-  relations that the schema treats as near-synonyms to one class, and only those:
+* *Strict*: names compared after :func:`sage_memory.entities.names.node_key` (lower case, no
+  leading article, aliases such as ``pd`` -> ``pandas``); an edge matches on (source, relation,
+  target, negated).
+* *Tolerant* (the headline): names compared after lemmatising every word as well (so
+  "restarting the router" = "restart the router" and "premium members" = "premium member":
+  labels written before docs/relations.md fixed the base-form / singular convention differ
+  only in that), and relations that the schema treats as near-synonyms mapped to one class:
   REQUIRES ~ USES, DEPENDS_ON ~ BLOCKED_BY, IS_A ~ HAS_ROLE, CAUSES ~ RESULTED_IN,
-  PREFERS ~ HAS_PREFERENCE, RELATED_TO ~ ASSOCIATED_WITH; and ``a CAUSED_BY b`` is the same
-  fact as ``b CAUSES a``.
-* POSSIBLY_RELATED_TO edges (co-occurrence hints, confidence <= 0.3) are left out of the edge
-  scores, since the labels never contain them; how many were proposed is reported.
+  PREFERS ~ HAS_PREFERENCE, RELATED_TO ~ ASSOCIATED_WITH; ``a CAUSED_BY b`` is ``b CAUSES a``.
+* POSSIBLY_RELATED_TO edges (co-occurrence hints) are left out of the edge scores; how many
+  were proposed is reported.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
+import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +48,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sage_memory.entities.names import node_key  # noqa: E402
-from sage_memory.extract.base import ExtractionContext  # noqa: E402
-from sage_memory.extract.rules import RuleExtractor  # noqa: E402
+from sage_memory.extract.base import ExtractionContext, Extractor  # noqa: E402
 from sage_memory.extract.text import split_sentences  # noqa: E402
 from sage_memory.types import GraphDelta, Memory, Scope  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "extraction_labelled.jsonl"
-OUT = ROOT / "bench" / "results" / "extraction.json"
+RESULTS = ROOT / "bench" / "results"
+OUT = RESULTS / "extraction.json"
+README = ROOT / "bench" / "README.md"
 #: World time of every labelled memory (a Monday), so relative dates are reproducible.
 ANCHOR = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 _SYNONYMS = {
@@ -70,11 +67,23 @@ _SYNONYMS = {
     "ASSOCIATED_WITH": "RELATED_TO",
 }
 Edge = tuple[str, str, str, bool]
-#: The blind split's scores at its first and only untuned run (see the module docstring).
-BLIND_FIRST_RUN = {
-    "nodes": {"precision": 0.92, "recall": 0.86, "f1": 0.89},
-    "edges": {"precision": 0.84, "recall": 0.77, "f1": 0.80},
-}
+_README_START = "<!-- extraction-table:start (generated by bench/extraction.py --write-readme) -->"
+_README_END = "<!-- extraction-table:end -->"
+
+
+def extractors() -> dict[str, Callable[[], Extractor]]:
+    """The extractors to compare, by name (the old pattern extractor while it exists)."""
+    out: dict[str, Callable[[], Extractor]] = {}
+    from sage_memory.extract.structure import StructureExtractor
+
+    out["structure"] = StructureExtractor
+    try:
+        from sage_memory.extract.rules import PatternExtractor
+    except ImportError:
+        PatternExtractor = None
+    if PatternExtractor is not None:
+        out["patterns (old)"] = PatternExtractor
+    return out
 
 
 @dataclass
@@ -94,43 +103,80 @@ class Score:
         p = self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
         r = self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
         f = 2 * p * r / (p + r) if p + r else 0.0
-        return {"precision": round(p, 3), "recall": round(r, 3), "f1": round(f, 3),
-                "tp": self.tp, "fp": self.fp, "fn": self.fn}  # fmt: skip
+        return {
+            "precision": round(p, 3),
+            "recall": round(r, 3),
+            "f1": round(f, 3),
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+        }
 
 
 @dataclass
 class Group:
-    """Scores of one slice of the data set (overall, a family or a split)."""
+    """Scores of one slice of the data (overall, a family, a split or a file)."""
 
     items: int = 0
     nodes: Score = field(default_factory=Score)
+    nodes_strict: Score = field(default_factory=Score)
     edges: Score = field(default_factory=Score)
     edges_strict: Score = field(default_factory=Score)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "nodes": self.nodes.as_dict(), "edges": self.edges.as_dict(),
-                "edges_strict": self.edges_strict.as_dict()}  # fmt: skip
+        return {
+            "items": self.items,
+            "nodes": self.nodes.as_dict(),
+            "nodes_strict": self.nodes_strict.as_dict(),
+            "edges": self.edges.as_dict(),
+            "edges_strict": self.edges_strict.as_dict(),
+        }
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
-    """The labelled items, one JSON object per line."""
+    """The labelled items of one file, one JSON object per line (``_file`` added)."""
     with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+        items = [json.loads(line) for line in fh if line.strip()]
+    for item in items:
+        item["_file"] = path.name
+    return items
 
 
 def memory_for(item: dict[str, Any]) -> Memory:
     """The Memory a labelled item stands for (scope from the item, fixed timestamp)."""
     scope = Scope(**item["scope"]) if item.get("scope") else Scope(agent_id="bench")
-    return Memory(id=item["id"], text=item["text"], scope=scope, timestamp=ANCHOR,
-                  created_at=ANCHOR, updated_at=ANCHOR)  # fmt: skip
+    return Memory(
+        id=item["id"],
+        text=item["text"],
+        scope=scope,
+        timestamp=ANCHOR,
+        created_at=ANCHOR,
+        updated_at=ANCHOR,
+    )
+
+
+@lru_cache(maxsize=100_000)
+def lemma_name(name: str) -> str:
+    """A name with every word lemmatised (the tolerant comparison form)."""
+    from lemminflect import getAllLemmas
+
+    out = []
+    for word in name.split():
+        if any(c in word for c in "()[]_.'\"") or not word.isalpha():
+            out.append(word)
+            continue
+        lemmas = getAllLemmas(word)
+        pick = lemmas.get("VERB") or lemmas.get("NOUN") or (word,)
+        out.append(pick[0])
+    return " ".join(out)
 
 
 def tolerant(edge: Edge) -> Edge:
-    """The synonym-tolerant form of an edge (see the module docstring)."""
+    """The tolerant form of an edge (see the module docstring)."""
     source, relation, target, negated = edge
     if relation == "CAUSED_BY":
         source, relation, target = target, "CAUSES", source
-    return source, _SYNONYMS.get(relation, relation), target, negated
+    return lemma_name(source), _SYNONYMS.get(relation, relation), lemma_name(target), negated
 
 
 def predicted_sets(delta: GraphDelta) -> tuple[set[str], set[Edge], dict[str, str], int]:
@@ -154,9 +200,8 @@ def expected_sets(item: dict[str, Any]) -> tuple[set[str], set[Edge], dict[str, 
     return set(nodes), edges, nodes
 
 
-def evaluate(items: list[dict[str, Any]], extractor: RuleExtractor | None = None) -> dict[str, Any]:
-    """Score the extractor on ``items``; returns the JSON-ready results."""
-    extractor = extractor or RuleExtractor()
+def evaluate(items: list[dict[str, Any]], extractor: Extractor) -> dict[str, Any]:
+    """Score one extractor on ``items``; returns the JSON-ready results."""
     groups: dict[str, Group] = defaultdict(Group)
     label_hits = label_total = weak_total = errors = 0
     misses: list[dict[str, Any]] = []
@@ -171,17 +216,30 @@ def evaluate(items: list[dict[str, Any]], extractor: RuleExtractor | None = None
             label_hits += p_labels[name] == e_labels[name]
         t_pred = {tolerant(e) for e in p_edges}
         t_exp = {tolerant(e) for e in e_edges}
-        family, split = f"family:{item['family']}", f"split:{item.get('split', 'dev')}"
-        for key in ("overall", family, split, f"{split}|{family}"):
+        tn_pred = {lemma_name(n) for n in p_nodes}
+        tn_exp = {lemma_name(n) for n in e_nodes}
+        keys = [
+            "overall",
+            f"family:{item['family']}",
+            f"split:{item.get('split', 'dev')}",
+            f"file:{item['_file']}",
+        ]
+        for key in keys:
             g = groups[key]
             g.items += 1
-            g.nodes.add(p_nodes, e_nodes)
+            g.nodes.add(tn_pred, tn_exp)
+            g.nodes_strict.add(p_nodes, e_nodes)
             g.edges.add(t_pred, t_exp)
             g.edges_strict.add(p_edges, e_edges)
         if t_pred != t_exp:
-            misses.append({"id": item["id"], "split": item.get("split", "dev"),
-                           "missing": sorted(map(list, t_exp - t_pred)),
-                           "extra": sorted(map(list, t_pred - t_exp))})  # fmt: skip
+            misses.append(
+                {
+                    "id": item["id"],
+                    "split": item.get("split", "dev"),
+                    "missing": sorted(map(list, t_exp - t_pred)),
+                    "extra": sorted(map(list, t_pred - t_exp)),
+                }
+            )
     return {
         "groups": {k: v.as_dict() for k, v in sorted(groups.items())},
         "label_accuracy": round(label_hits / label_total, 3) if label_total else None,
@@ -191,12 +249,11 @@ def evaluate(items: list[dict[str, Any]], extractor: RuleExtractor | None = None
     }
 
 
-def timing(items: list[dict[str, Any]], rounds: int = 5) -> dict[str, float]:
+def timing(items: list[dict[str, Any]], extractor: Extractor, rounds: int = 3) -> dict[str, float]:
     """Milliseconds per sentence and per memory (median of ``rounds`` passes)."""
-    extractor = RuleExtractor()
     memories = [memory_for(i) for i in items]
-    sentences = sum(len(split_sentences(m.text)) for m in memories)
-    extractor.extract(memories[0], ExtractionContext())  # warm the regex caches
+    sentences = sum(len(split_sentences(m.text)) for m in memories) or 1
+    extractor.extract(memories[0], ExtractionContext())  # warm caches
     passes = []
     for _ in range(rounds):
         start = time.perf_counter()
@@ -204,37 +261,147 @@ def timing(items: list[dict[str, Any]], rounds: int = 5) -> dict[str, float]:
             extractor.extract(m, ExtractionContext())
         passes.append(time.perf_counter() - start)
     total = statistics.median(passes) * 1000
-    return {"ms_per_sentence": round(total / sentences, 3),
-            "ms_per_memory": round(total / len(memories), 3), "sentences": sentences}  # fmt: skip
+    return {
+        "ms_per_sentence": round(total / sentences, 3),
+        "ms_per_memory": round(total / len(memories), 3),
+        "sentences": sentences,
+    }
 
 
-def _line(name: str, g: dict[str, Any]) -> str:
-    n, e, s = g["nodes"], g["edges"], g["edges_strict"]
-    return (f"{name:<22}{g['items']:>4}  {n['precision']:.2f} {n['recall']:.2f} {n['f1']:.2f}   "
-            f"{e['precision']:.2f} {e['recall']:.2f} {e['f1']:.2f}   {s['f1']:.2f}")  # fmt: skip
+def _fmt(s: dict[str, Any]) -> str:
+    return f"{s['precision']:.2f} {s['recall']:.2f} {s['f1']:.2f}"
 
 
-def main() -> None:
-    """Run the benchmark, print a table and write the JSON results."""
-    items = load()
-    results = evaluate(items)
-    results["timing"] = timing(items)
-    results["blind_first_run"] = BLIND_FIRST_RUN
-    results["data"] = {"file": str(DATA.relative_to(ROOT)), "items": len(items),
-                       "anchor": ANCHOR.isoformat()}  # fmt: skip
-    print(f"{'slice':<22}{'n':>4}  {'node P/R/F1':<16}  {'edge P/R/F1 (tolerant)':<22} strictF1")
-    for key, g in results["groups"].items():
-        if "|" not in key:  # family x split slices are in the JSON only (a few items each)
-            print(_line(key, g))
-    t = results["timing"]
-    print(f"label accuracy of matched nodes: {results['label_accuracy']}")
-    print(f"co-occurrence edges proposed (not scored): {results['cooccurrence_edges']}")
-    print(f"extraction errors: {results['extraction_errors']}")
-    print(f"speed: {t['ms_per_sentence']} ms/sentence, {t['ms_per_memory']} ms/memory")
-    print(f"blind split at its first, untuned run: {BLIND_FIRST_RUN}")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+def print_table(results: dict[str, dict[str, Any]]) -> None:
+    """One block per slice, one line per extractor: tolerant and strict, nodes and edges."""
+    names = list(results)
+    slices = list(results[names[0]]["groups"])
+    print(
+        f"{'slice':<26}{'extractor':<16}{'n':>4}  {'nodes P R F1':<15}{'edges P R F1':<15}"
+        f"{'strict nodes':<15}{'strict edges':<15}"
+    )
+    for key in slices:
+        for name in names:
+            g = results[name]["groups"].get(key)
+            if g is None:
+                continue
+            print(
+                f"{key:<26}{name:<16}{g['items']:>4}  {_fmt(g['nodes']):<15}{_fmt(g['edges']):<15}"
+                f"{_fmt(g['nodes_strict']):<15}{_fmt(g['edges_strict']):<15}"
+            )
+    for name in names:
+        r = results[name]
+        t = r.get("timing", {})
+        print(
+            f"{name}: label accuracy {r['label_accuracy']}, co-occurrence edges (not scored) "
+            f"{r['cooccurrence_edges']}, errors {r['extraction_errors']}, "
+            f"{t.get('ms_per_sentence')} ms/sentence"
+        )
+
+
+def git_commit() -> str:
+    """The commit the run measured (with "+dirty" when the tree had changes)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def write_readme() -> None:
+    """Regenerate the extraction table of bench/README.md from bench/results/extraction_*.json."""
+    rows = []
+    for path in sorted(RESULTS.glob("extraction_*.json")):
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        for ex_name, r in saved["results"].items():
+            g = r["groups"]["overall"]
+            rows.append(
+                f"| {saved['name']} | {ex_name} | {', '.join(saved['data'])} | {g['items']} | "
+                f"{_fmt(g['nodes']).replace(' ', ' / ')} | "
+                f"**{_fmt(g['edges']).replace(' ', ' / ')}** | {g['edges_strict']['f1']:.2f} | "
+                f"{saved['commit'][:10]} {saved['ran_at'][:10]} |"
+            )
+    table = "\n".join(
+        [
+            _README_START,
+            "| run | extractor | data | n | nodes P / R / F1 | edges P / R / F1 (tolerant) | "
+            "strict edge F1 | commit, date |",
+            "|---|---|---|---|---|---|---|---|",
+            *rows,
+            _README_END,
+        ]
+    )
+    text = README.read_text(encoding="utf-8")
+    if _README_START in text:
+        head, _, rest = text.partition(_README_START)
+        _, _, tail = rest.partition(_README_END)
+        text = head + table + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + table + "\n"
+    README.write_text(text, encoding="utf-8")
+    print(f"wrote the extraction table of {README.relative_to(ROOT)} ({len(rows)} rows)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark, print the table and write the JSON results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", action="append", type=Path, help="labelled JSONL (repeatable)")
+    ap.add_argument("--save-as", help="also write bench/results/extraction_NAME.json")
+    ap.add_argument("--write-readme", action="store_true", help="regenerate the README table")
+    ap.add_argument("--only", help="score only this extractor (a name printed in the table)")
+    ap.add_argument("--misses", action="store_true", help="print the missed and extra edges")
+    args = ap.parse_args(argv)
+    if args.write_readme and not args.data and not args.save_as:
+        write_readme()
+        return
+    paths = args.data or [DATA]
+    items = [item for p in paths for item in load(p)]
+    results: dict[str, dict[str, Any]] = {}
+    for name, make in extractors().items():
+        if args.only and name != args.only:
+            continue
+        extractor = make()
+        results[name] = evaluate(items, extractor)
+        results[name]["timing"] = timing(items, extractor)
+    print_table(results)
+    if args.misses:
+        for name, r in results.items():
+            print(f"\n== misses of {name}")
+            for m in r["misses"]:
+                print(f"{m['id']}: missing {m['missing']} extra {m['extra']}")
+    data = [
+        str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT) else p.name
+        for p in paths
+    ]
+    record = {
+        "data": data,
+        "items": len(items),
+        "anchor": ANCHOR.isoformat(),
+        "commit": git_commit(),
+        "ran_at": datetime.now(UTC).isoformat(),
+        "results": results,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {OUT.relative_to(ROOT)}")
+    if args.save_as:
+        path = RESULTS / f"extraction_{args.save_as}.json"
+        path.write_text(
+            json.dumps({"name": args.save_as, **record}, indent=2, ensure_ascii=False) + "\n",
+            encoding="utf-8",
+        )
+        print(f"wrote {path.relative_to(ROOT)}")
+    if args.write_readme:
+        write_readme()
 
 
 if __name__ == "__main__":

@@ -255,6 +255,10 @@ class SageMemory(WritePath, ReadPath, EvolutionOps, MaintenanceOps):
         mode = self.config.extract.mode
         if mode == "llm" and self.llm is None:  # checked first: a config error fails fast
             raise ConfigError("extract.mode='llm' needs an LLM: pass llm=... or config.llm")
+        if mode == "structure":
+            from sage_memory.extract.structure import StructureExtractor
+
+            return StructureExtractor(self.config.extract)
         from sage_memory.extract.rules import RuleExtractor
 
         rules = RuleExtractor(self.config.extract)

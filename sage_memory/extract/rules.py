@@ -192,8 +192,9 @@ class _Node:
     standalone: bool = False  # kept even without edges (tasks, code, errors, events)
 
 
-class RuleExtractor:
-    """Offline extractor built on regular patterns; the default for every new user.
+class PatternExtractor:
+    """Offline extractor built on regular patterns (the previous default; agent action logs are
+    still read by it).
 
     Args:
         config: aliases and single-valued relations are read from it; defaults when None.
@@ -225,7 +226,7 @@ class RuleExtractor:
 class _Builder:
     """Accumulates the nodes and edges of one memory."""
 
-    def __init__(self, memory: Memory, context: ExtractionContext, ex: RuleExtractor) -> None:
+    def __init__(self, memory: Memory, context: ExtractionContext, ex: PatternExtractor) -> None:
         self.memory = memory
         self.nearby: list[Node] = list(context.nearby_nodes)[:500]
         self.aliases, self.single = ex.aliases, ex.single_valued
@@ -795,3 +796,7 @@ def _split_sequence(text: str) -> list[tuple[int, int, str]]:
     if text[pos:].strip(" ,;:.") and kind:
         items.append((pos, len(text), kind))
     return items
+
+
+#: The name users and the engine know; see the end of this module.
+RuleExtractor = PatternExtractor

@@ -510,7 +510,11 @@ def test_llm_output_cannot_change_scope_schema_or_config(tmp_path: Path) -> None
         (lambda: SageConfig(embed_batch_size=0), ConfigError, "embed_batch_size"),
         (lambda: SageConfig(retrieve=RetrieveConfig(hops=9)), ConfigError, "from 0 to 6"),
         (lambda: SageConfig(retrieve=RetrieveConfig(limit=0)), ConfigError, "retrieve.limit"),
-        (lambda: SageConfig(extract=ExtractConfig(mode="gpt")), ConfigError, "'rules' or 'llm'"),
+        (
+            lambda: SageConfig(extract=ExtractConfig(mode="gpt")),
+            ConfigError,
+            "'structure' or 'llm'",
+        ),
         (
             lambda: SageConfig(extract=ExtractConfig(fuzzy_threshold=5)),
             ConfigError,

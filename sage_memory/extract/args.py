@@ -1,0 +1,607 @@
+"""Arguments of a relation: the noun phrase, task (verb phrase) or clause a slot stands for.
+
+A lexicon pattern cuts a sentence into literal words and slot spans; this module finds the real
+argument inside a span. A span after the relation words starts with its argument ("... is
+blocked by *the legal review* since Monday"); a span before them ends with it ("Yesterday
+*the release* was held up by ..."). Names follow docs/relations.md: lower case, no leading
+article or possessive, no time phrase or quantity, a plural kind in the singular, a task in the
+base form of its verb.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sage_memory.extract.chunk import (
+    ADJ,
+    ADV,
+    AUX,
+    CODE,
+    CONJ,
+    DET,
+    MODAL,
+    NEG,
+    NOMINAL,
+    NOUN,
+    NUM,
+    PART,
+    POSS,
+    PREP,
+    PRON,
+    PROPN,
+    PUNCT,
+    SUB,
+    VERB,
+    Token,
+    base_form,
+    singular,
+)
+from sage_memory.extract.lexicon import Lexicon
+
+NP, TASK, CLAUSE, PRONOUN = "np", "task", "clause", "pronoun"
+_PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away", "in", "on", "through"})
+_VP_PREPS = frozenset(
+    {
+        "to",
+        "on",
+        "for",
+        "into",
+        "onto",
+        "with",
+        "from",
+        "in",
+        "at",
+        "via",
+        "over",
+        "about",
+        "without",
+        "through",
+        "across",
+        "of",
+        "by",
+    }
+)
+_MAX_NAME_TOKENS = 9
+
+
+@dataclass(slots=True)
+class Arg:
+    """One argument: its token span, display name, kind and the evidence for its label."""
+
+    start: int
+    end: int
+    name: str
+    kind: str
+    proper: bool = False
+    code: str = ""  # the code kind of a lone code token ("error", "call", ...)
+    possessor: str = ""  # "Ana" of "Ana's heart rate"
+    head: str = ""  # lemma of the head word
+    words: tuple[str, ...] = field(default_factory=tuple)  # lower-case surface words
+
+
+def _join(span: list[Token], replace: dict[int, str] | None = None) -> str:
+    """The tokens as written (their case and spacing), with some words replaced."""
+    out: list[str] = []
+    for j, t in enumerate(span):
+        if j and t.start > span[j - 1].end:
+            out.append(" ")
+        text = t.text
+        if t.start == 0 and t.pos not in (PROPN, CODE) and not t.text.isupper():
+            text = text.lower()  # a capital that only opens the sentence
+        out.append((replace or {}).get(j, text))
+    return "".join(out).strip()
+
+
+class ArgReader:
+    """Reads arguments out of token spans with the closed classes of one lexicon."""
+
+    def __init__(self, lex: Lexicon) -> None:
+        self.lex = lex
+        self.time_words = lex.words("time_words")
+        self.time_mods = lex.words("time_modifiers")
+        self.discourse = lex.words("discourse")
+        self.quantifiers = lex.words("quantifiers")
+        self.hedges = lex.words("hedges")
+
+    # --- spans -----------------------------------------------------------------------
+
+    def is_time(self, toks: list[Token], i: int) -> int:
+        """Length of a time phrase starting at ``i`` (0 when none): "last spring", "in May",
+        "since January", "on Monday", "two weeks ago", "yesterday"."""
+        n = len(toks)
+        j = i
+        if j < n and toks[j].lower in (
+            "in",
+            "on",
+            "since",
+            "during",
+            "at",
+            "by",
+            "from",
+            "until",
+            "till",
+            "before",
+            "after",
+            "around",
+            "for",
+        ):
+            j += 1
+        if j < n and toks[j].lower in ("the", "this", "that"):
+            j += 1
+        start_core = j
+        while j < n and (toks[j].lower in self.time_mods or toks[j].pos == NUM):
+            j += 1
+        if j < n and toks[j].lower in self.time_words:
+            j += 1
+            if j < n and toks[j].lower == "ago":
+                j += 1
+            return j - i
+        if j < n and toks[j].lower in ("ago",) and j > start_core:
+            return j + 1 - i
+        # "in 2024", "on 2026-05-01"
+        if j == start_core + 1 and toks[start_core].pos == NUM and i < start_core:
+            text = toks[start_core].lower
+            if len(text) == 4 or "-" in text:
+                return j - i
+        return 0
+
+    def _trim_end(self, toks: list[Token], s: int, e: int) -> int:
+        while e > s and (
+            toks[e - 1].pos in (AUX, MODAL, NEG, ADV, PUNCT, PART, SUB, CONJ)
+            or toks[e - 1].lower in ("that", "which", "who", "it's", "no")
+        ):
+            e -= 1
+        return e
+
+    def _trim_start(self, toks: list[Token], s: int, e: int) -> int:
+        # take what follows the last strong break: "Quick note - the server", "After X, Sam"
+        for k in range(e - 1, s - 1, -1):
+            if toks[k].lower in (",", ";", ":", "-", "–", "—", "(", ")", "!", "?"):
+                if any(t.pos in (NOUN, PROPN, CODE, PRON, VERB) for t in toks[k + 1 : e]):
+                    s = k + 1
+                break
+        changed = True
+        while changed and s < e:
+            changed = False
+            t = toks[s]
+            span = self.is_time(toks, s)
+            if span and s + span < e:
+                s += span
+                changed = True
+            elif t.pos in (PUNCT, CONJ, SUB) or (
+                t.lower in self.discourse and s + 1 < e and t.pos not in (NOUN, PROPN, VERB)
+            ):
+                s += 1
+                changed = True
+            elif (
+                t.lower in ("i", "we")
+                and s + 2 < e
+                and toks[s + 1].lemma
+                in (
+                    "think",
+                    "believe",
+                    "guess",
+                    "suppose",
+                    "heard",
+                    "hear",
+                    "know",
+                    "feel",
+                    "read",
+                    "learn",
+                    "notice",
+                    "find",
+                    "see",
+                    "say",
+                    "mean",
+                )
+                and toks[s + 1].pos == VERB
+            ):
+                s += 2
+                if s < e and toks[s].lower == "that":
+                    s += 1
+                changed = True
+        return s
+
+    # --- subject side ------------------------------------------------------------------
+
+    def before(self, toks: list[Token], s: int, e: int, *, clause_ok: bool) -> list[Arg]:
+        """The argument that ends the span ``[s, e)`` (the subject side of a pattern)."""
+        e = self._trim_end(toks, s, e)
+        s = self._trim_start(toks, s, e)
+        if s >= e:
+            return []
+        # drop a time phrase that ends the span ("the release last week")
+        for k in range(s + 1, e):
+            if self.is_time(toks, k) >= e - k:
+                e = k
+                break
+        e = self._trim_end(toks, s, e)
+        if s >= e:
+            return []
+        if e - s == 1 and toks[s].pos == PRON:
+            return [self._pronoun(toks, s)]
+        if e - s == 1 and toks[s].pos == POSS:
+            return [self._pronoun(toks, s)]
+        # a possessor only: "Ana's" before "favourite"
+        if toks[e - 1].pos == POSS and e - s >= 2:
+            return [self._np(toks, s, e - 1)]
+        # "we should write tests", "I'll tackle the invoices": a pronoun doer and its modals
+        # are not part of the task
+        k = s
+        if toks[k].pos == PRON and toks[k].lower not in ("it", "this", "that"):
+            k += 1
+            while k < e and (
+                toks[k].pos in (MODAL, AUX, ADV, NEG, PART)
+                or toks[k].lower in ("need", "want", "have", "got", "going")
+            ):
+                k += 1
+            if k < e and toks[k].pos == VERB and k > s + 1:
+                return [self._task(toks, k, e)]
+        verbs = [k for k in range(s, e) if toks[k].pos == VERB]
+        finite = [
+            k
+            for k in verbs
+            if k > s and toks[k - 1].pos in (NOUN, PROPN, CODE, PRON, AUX, MODAL, NEG, ADV)
+        ]
+        if toks[s].pos == VERB or (toks[s].pos == PART and s + 1 < e and toks[s + 1].pos == VERB):
+            return [self._task(toks, s + (toks[s].pos == PART), e)]
+        if finite:
+            if clause_ok:
+                return [self._clause(toks, s, e)]
+            # "we think the api" handled above; otherwise the noun phrase after the last verb
+            k = finite[-1] + 1
+            while k < e and toks[k].pos not in (NOUN, PROPN, CODE, PRON, ADJ, DET, POSS, NUM):
+                k += 1
+            return self._coordinated_nps(toks, k, e) if k < e else []
+        if any(toks[k].pos == AUX for k in range(s, e)) and clause_ok:
+            return [self._clause(toks, s, e)]
+        return self._coordinated_nps(toks, s, e)
+
+    def _coordinated_nps(self, toks: list[Token], s: int, e: int) -> list[Arg]:
+        """A subject list "the cart service and the auth service" -> two arguments."""
+        parts: list[tuple[int, int]] = []
+        start = s
+        for k in range(s, e):
+            if toks[k].lower in ("and", "or", ",", "&"):
+                if k > start:
+                    parts.append((start, k))
+                start = k + 1
+        if start < e:
+            parts.append((start, e))
+        single = [p for p in parts if any(toks[k].pos in NOMINAL | {VERB} for k in range(*p))]
+        if len(single) > 1 and all(e2 - s2 <= 4 for s2, e2 in single):
+            return [a for s2, e2 in single if (a := self._np(toks, s2, e2)).name]
+        arg = self._np(toks, s, e)
+        return [arg] if arg.name else []
+
+    # --- object side -------------------------------------------------------------------
+
+    def after(
+        self, toks: list[Token], s: int, e: int, *, clause_ok: bool, task_ok: bool = True
+    ) -> list[Arg]:
+        """The arguments that start the span ``[s, e)``, with coordinated ones."""
+        out: list[Arg] = []
+        k = s
+        while k < e and toks[k].pos in (PUNCT,) and toks[k].lower not in ('"',):
+            k += 1
+        while k < e and toks[k].pos == ADV and toks[k].lower not in ("not",):
+            k += 1
+        while k < e and len(out) < 8:
+            arg = self._one_after(toks, k, e, clause_ok=clause_ok, task_ok=task_ok)
+            if arg is None or not arg.name:
+                break
+            out.append(arg)
+            k = arg.end
+            nxt = self._coordination(toks, k, e, arg)
+            if nxt is None:
+                break
+            k = nxt
+        return out
+
+    def _coordination(self, toks: list[Token], k: int, e: int, prev: Arg) -> int | None:
+        """Where the next coordinated argument starts, or None when the list ends."""
+        j = k
+        if j < e and toks[j].lower == ",":
+            j += 1
+        if j < e and toks[j].lower in ("and", "or", "&", "plus"):
+            j += 1
+        if j == k or j >= e:
+            return None
+        if toks[j].lower in ("by", "with", "via") and prev.kind == TASK:
+            j += 1  # "by running X or by checking Y"
+        if prev.kind == TASK and toks[j].pos == PART:
+            j += 1
+        t = toks[j]
+        if t.pos in (PRON,) or t.lower in ("then", "so", "but", "also"):
+            return None
+        # a new clause, not a list item: "and the api needs ...", "and she hates ..."
+        for m in range(j, min(e, j + 6)):
+            if toks[m].pos in (AUX, MODAL) or (toks[m].pos == VERB and m > j and prev.kind != TASK):
+                if prev.kind == TASK and toks[j].pos == VERB:
+                    break
+                return None
+            if toks[m].lower in (",", "and", "or"):
+                break
+        if prev.kind == TASK and t.pos != VERB:
+            return None if t.pos not in (NOUN, PROPN, CODE, DET, ADJ, NUM) else j
+        return j
+
+    def _one_after(
+        self, toks: list[Token], k: int, e: int, *, clause_ok: bool, task_ok: bool
+    ) -> Arg | None:
+        if k >= e:
+            return None
+        t = toks[k]
+        if self.is_time(toks, k):
+            return None
+        if t.pos == PART and k + 1 < e and toks[k + 1].pos == VERB and task_ok:
+            return self._task(toks, k + 1, self._vp_end(toks, k + 1, e))
+        if t.pos == VERB and task_ok:
+            return self._task(toks, k, self._vp_end(toks, k, e))
+        if t.pos == PRON and t.lower not in ("that", "it", "this"):
+            j = k + 1
+            while (j < e and toks[j].pos in (MODAL, AUX, ADV, NEG, PART)) or (
+                j < e
+                and toks[j].lower in ("need", "want", "have", "going", "got")
+                and j + 1 < e
+                and toks[j + 1].pos in (PART, VERB)
+            ):
+                j += 1
+            if j < e and j > k + 1 and toks[j].pos == VERB and task_ok:
+                return self._task(toks, j, self._vp_end(toks, j, e))
+        if t.pos == PRON and t.lower not in ("that",):
+            arg = self._pronoun(toks, k)
+            if clause_ok:
+                end = self._clause_end(toks, k + 1, e)
+                if end > k + 1 and toks[k + 1].pos in (VERB, AUX, MODAL):
+                    return self._clause(toks, k, end, drop_subject=True)
+            return arg
+        end = self._np_end(toks, k, e)
+        if end <= k:
+            return None
+        if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
+            cend = self._clause_end(toks, end, e)
+            rest = toks[end + 1 : cend]
+            if (
+                toks[end].lemma == "be"
+                and len(rest) <= 2
+                and all(
+                    x.pos in (ADJ, VERB, ADV) or x.lower in ("in", "place", "over") for x in rest
+                )
+            ):
+                return self._np(toks, k, end)  # "once the migration is done": the migration
+            if cend > end:
+                return self._clause(toks, k, cend)
+        return self._np(toks, k, end)
+
+    def _np_end(self, toks: list[Token], k: int, e: int, *, allow_of: bool = True) -> int:
+        j = k
+        while j < e and (
+            toks[j].pos in (DET, POSS)
+            or toks[j].lower in self.quantifiers
+            or (toks[j].lower == "of" and j > k and toks[j - 1].lower in self.quantifiers)
+        ):
+            j += 1
+        last_nominal = -1
+        while j < e:
+            t = toks[j]
+            if self.is_time(toks, j) and last_nominal >= 0:
+                break
+            if t.pos in NOMINAL or t.pos == ADJ or (t.pos == POSS and t.lower == "'s"):
+                if t.pos in NOMINAL:
+                    last_nominal = j
+                j += 1
+                continue
+            # a participle modifying the next noun: "missing index", "signed letter"
+            if (
+                t.pos == VERB
+                and t.inflected in ("ing", "ed")
+                and j + 1 < e
+                and (toks[j + 1].pos in (NOUN, PROPN, CODE))
+            ):
+                j += 1
+                continue
+            if (
+                t.lower == "-"
+                and last_nominal == j - 1
+                and j + 1 < e
+                and toks[j + 1].pos in NOMINAL
+            ):
+                j += 1
+                continue
+            break
+        if last_nominal < 0:
+            return k
+        end = last_nominal + 1
+        # "head of marketing", "deposit of 500 euros": an "of" phrase is part of the name
+        if allow_of and end + 1 < e and toks[end].lower == "of":
+            inner = self._np_end(toks, end + 1, e, allow_of=False)
+            if inner > end + 1:
+                end = inner
+        return end
+
+    def _vp_end(self, toks: list[Token], k: int, e: int) -> int:
+        """End of a task's verb phrase: verb, particle, object, one prepositional phrase."""
+        j = k + 1
+        while (
+            j < e
+            and (toks[j].lower in _PARTICLES and toks[j].pos in (PREP, ADV))
+            and not (
+                j + 1 < e
+                and toks[j + 1].pos in (DET, POSS)
+                and toks[j].lower in ("in", "on", "over")
+            )
+        ):
+            j += 1
+        while j < e and toks[j].pos == ADV and toks[j].lower not in ("then", "first", "also"):
+            j += 1
+        if j < e and toks[j].pos == PRON and toks[j].lower in ("it", "them", "this", "that"):
+            j += 1
+        elif j < e and toks[j].pos == NUM and j + 1 < e and toks[j + 1].lower in self.time_words:
+            j += 2  # "walking 30 minutes a day"
+            if (
+                j + 1 < e
+                and toks[j].lower in ("a", "per", "each", "every")
+                and toks[j + 1].lower in self.time_words
+            ):
+                j += 2
+            return j
+        else:
+            j2 = self._np_end(toks, j, e)
+            j = max(j, j2)
+        if j < e and toks[j].pos == ADJ and j + 1 >= e:
+            j += 1  # "serve the bread warm"
+        if j < e and toks[j].lower in _VP_PREPS and not self.is_time(toks, j):
+            j2 = self._np_end(toks, j + 1, e)
+            if j2 > j + 1:
+                j = j2
+            elif j + 1 < e and toks[j + 1].pos == VERB:
+                pass
+        while (
+            j < e
+            and toks[j].pos == ADV
+            and toks[j].lower in ("daily", "weekly", "regularly", "automatically", "warm", "late")
+        ):
+            j += 1
+        return j
+
+    def _clause_end(self, toks: list[Token], k: int, e: int) -> int:
+        j = k
+        while j < e:
+            t = toks[j]
+            if t.lower in (",", ";", "."):
+                break
+            if t.pos == SUB and t.lower not in ("than",):
+                break
+            if t.pos == CONJ and j + 1 < e and toks[j + 1].pos in (PRON, DET, POSS, PREP):
+                break
+            if self.is_time(toks, j) and j > k:
+                break
+            j += 1
+        return j
+
+    # --- names -------------------------------------------------------------------------
+
+    def _pronoun(self, toks: list[Token], k: int) -> Arg:
+        t = toks[k]
+        return Arg(k, k + 1, t.lower, PRONOUN, words=(t.lower,))
+
+    def _np(self, toks: list[Token], s: int, e: int) -> Arg:
+        """A noun phrase's name: no article, possessive, leading quantity; singular kind."""
+        possessor = ""
+        k = s
+        for j in range(s, e):  # "Python's FastAPI" -> FastAPI, possessor Python
+            if toks[j].pos == POSS and toks[j].lower == "'s" and j + 1 < e:
+                possessor = " ".join(t.text for t in toks[s:j])
+                k = j + 1
+        while k < e and (
+            toks[k].pos in (DET, POSS, PUNCT)
+            or toks[k].lower in self.quantifiers
+            or toks[k].lower in self.hedges
+        ):
+            k += 1
+        if k < e and toks[k].lower == "of" and k > s:
+            k += 1
+        while k < e and toks[k].pos in (DET, POSS):
+            k += 1
+        # a leading cardinal ("two photos") is a quantity, not part of the name
+        if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
+            k + 1 < e
+            and toks[k].pos == NUM
+            and toks[k].lower.isdigit()
+            and len(toks[k].lower) < 4
+            and toks[k + 1].pos in (NOUN, ADJ)
+            and toks[k + 1].inflected == "s"
+        ):
+            k += 1
+        while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
+            e -= 1
+        if (
+            e - k >= 2
+            and toks[k].pos in (NOUN, PROPN)
+            and toks[k + 1].pos == CODE
+            and (
+                toks[k].lower
+                in (
+                    "user",
+                    "customer",
+                    "client",
+                    "task",
+                    "project",
+                    "step",
+                    "file",
+                    "function",
+                    "command",
+                    "member",
+                    "buyer",
+                    "patient",
+                )
+            )
+        ):
+            k += 1  # "user U123" -> U123, "task 'write tests'" -> write tests
+        span = toks[k:e][:_MAX_NAME_TOKENS]
+        if not span:
+            return Arg(s, e, "", NP)
+        words = [t.lower for t in span]
+        proper = all(t.pos in (PROPN, CODE, NUM) or t.lower in ("-",) for t in span)
+        # the head: the last nominal before an "of" phrase
+        head_idx = len(span) - 1
+        for j, t in enumerate(span):
+            if t.lower == "of" and j > 0:
+                head_idx = j - 1
+                break
+        head = span[head_idx]
+        replace: dict[int, str] = {}
+        if head.pos == NOUN and head.inflected == "s" and not head.capitalized:
+            words[head_idx] = replace[head_idx] = singular(head.lower)
+        code = span[0].inflected if len(span) == 1 and span[0].pos == CODE else ""
+        if code == "quoted" and not any(c in words[0] for c in "()[]._"):
+            words = [w.strip("'\"`") for w in words]
+            replace[0] = span[0].text.strip("'\"`")
+            code = ""
+        name = _join(span, replace)
+        return Arg(
+            s,
+            e,
+            name,
+            NP,
+            proper=proper,
+            code=code,
+            possessor=possessor,
+            head=head.lemma if head.pos != CODE else head.lower,
+            words=tuple(words),
+        )
+
+    def _task(self, toks: list[Token], s: int, e: int) -> Arg:
+        """A task's name: its verb phrase with the first verb in the base form."""
+        e = self._trim_end(toks, s, e) if e - s > 1 else e
+        while e > s + 1 and toks[e - 1].pos in (PREP, CONJ, DET, POSS):
+            e -= 1
+        span = toks[s:e][:_MAX_NAME_TOKENS]
+        if (
+            len(span) == 2
+            and span[0].lemma in ("run", "execute", "use", "call", "try", "type")
+            and span[1].pos == CODE
+        ):
+            return Arg(s, e, span[1].text, NP, code=span[1].inflected, words=(span[1].lower,))
+        words = [t.lower for t in span]
+        replace: dict[int, str] = {}
+        if span and span[0].pos == VERB:
+            words[0] = replace[0] = base_form(span[0].lower)
+        head = next(
+            (t.lemma for t in reversed(span) if t.pos in NOMINAL), span[0].lemma if span else ""
+        )
+        return Arg(s, e, _join(span, replace), TASK, head=head, words=tuple(words))
+
+    def _clause(self, toks: list[Token], s: int, e: int, *, drop_subject: bool = False) -> Arg:
+        """A clause named by its words ("lockfile was out of date"), article dropped."""
+        k = s
+        if drop_subject and toks[k].pos == PRON:
+            k += 1
+        while k < e and toks[k].pos in (DET, POSS, PUNCT):
+            k += 1
+        e = self._trim_end(toks, k, e)
+        span = toks[k:e][: _MAX_NAME_TOKENS + 2]
+        words = tuple(t.lower for t in span)
+        head = next((t.lemma for t in span if t.pos in NOMINAL), "")
+        return Arg(s, e, _join(span), CLAUSE, head=head, words=words)

@@ -1,0 +1,433 @@
+"""Tokens with lemmas and parts of speech, and the noun and verb phrases built from them.
+
+Closed-class words (determiners, prepositions, pronouns, auxiliaries, conjunctions, time words)
+come from the lexicon file; open-class words get their candidate parts of speech and lemmas
+from ``lemminflect``'s dictionary (shipped with the package, nothing downloaded), and a few
+context rules pick one ("needs" after a noun is a verb, after "the" a noun). Code identifiers,
+quoted terms and ids are found first and kept as single tokens, so ``pd.read_csv`` or
+``DatabaseError: relation 'x' does not exist`` is one word of the sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sage_memory.extract.lexicon import Lexicon, default_lexicon
+from sage_memory.extract.text import find_code_mentions, find_quoted, find_user_ids
+
+# Parts of speech used here (a reduced universal tag set).
+DET, POSS, PRON, PREP, AUX, MODAL, NEG, CONJ, SUB = (
+    "DET",
+    "POSS",
+    "PRON",
+    "PREP",
+    "AUX",
+    "MODAL",
+    "NEG",
+    "CONJ",
+    "SUB",
+)
+ADV, ADJ, NOUN, PROPN, VERB, NUM, PUNCT, CODE, PART = (
+    "ADV",
+    "ADJ",
+    "NOUN",
+    "PROPN",
+    "VERB",
+    "NUM",
+    "PUNCT",
+    "CODE",
+    "PART",
+)
+NOMINAL = frozenset({NOUN, PROPN, CODE, NUM})
+
+_WORD = re.compile(
+    r"(?:Dr|Mr|Mrs|Ms|Prof|St)\.(?=\s+[A-Z])|[A-Za-z0-9\u00C0-\u024F](?:[\w\u00C0-\u024F+#]|[.'’-](?=[\w\u00C0-\u024F]))*[+#]*"
+    r"|n[’']t\b|[’']\w+|[^\w\s]"
+)
+_CONTRACTIONS = {"'ll": "will", "'re": "be", "'m": "be", "'ve": "have", "'d": "would"}
+_SPLIT_NT = re.compile(r"(?i)^(\w+?)(n[’']t)$")
+_CANT = {"can't": ("ca", "n't"), "won't": ("wo", "n't"), "cannot": ("can", "not")}
+_IRREGULAR_AUX = {"ca": "can", "wo": "will", "'s": "be", "’s": "be"}
+_BE = frozenset({"am", "is", "are", "was", "were", "be", "been", "being", "'m", "'re"})
+_HAVE = frozenset({"have", "has", "had", "having", "'ve"})
+_DO = frozenset({"do", "does", "did", "doing"})
+
+
+@dataclass(slots=True)
+class Token:
+    """One word (or code identifier, or punctuation mark) of a sentence."""
+
+    text: str
+    lower: str
+    lemma: str
+    pos: str
+    start: int
+    end: int
+    capitalized: bool = False
+    inflected: str = ""  # "s", "ed", "ing" when the word carries that ending
+
+    def __repr__(self) -> str:
+        return f"{self.text}/{self.pos}"
+
+
+@lru_cache(maxsize=50_000)
+def _candidates(word: str) -> dict[str, tuple[str, ...]]:
+    """lemminflect's parts of speech and lemmas of a lower-case word ({} when unknown)."""
+    from lemminflect import getAllLemmas
+
+    found = getAllLemmas(word)
+    return {pos: tuple(lemmas) for pos, lemmas in found.items()}
+
+
+@lru_cache(maxsize=20_000)
+def base_form(verb: str) -> str:
+    """The base form of a verb ("restarting" -> "restart", "ran" -> "run")."""
+    low = verb.lower()
+    lemmas = _candidates(low).get("VERB")
+    if lemmas:
+        return lemmas[0]
+    from lemminflect import getLemma
+
+    guessed = getLemma(low, upos="VERB", lemmatize_oov=True)
+    return guessed[0] if guessed else low
+
+
+@lru_cache(maxsize=20_000)
+def singular(noun: str) -> str:
+    """The singular of a common noun ("members" -> "member"); unchanged when not plural."""
+    low = noun.lower()
+    lemmas = _candidates(low).get("NOUN")
+    if lemmas:
+        return lemmas[0] if len(lemmas[0]) <= len(low) else low
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(low) > 3:
+        return low[:-1]
+    return low
+
+
+def _inflection(low: str) -> str:
+    if low.endswith("ing") and len(low) > 4:
+        return "ing"
+    if low.endswith("ed") and len(low) > 3:
+        return "ed"
+    if low.endswith("s") and not low.endswith("ss") and len(low) > 2:
+        return "s"
+    return ""
+
+
+def _protected_spans(text: str) -> list[tuple[int, int, str]]:
+    """Code identifiers, quoted terms and ids: kept as one token each."""
+    spans = [(m.start, m.end, m.kind) for m in find_code_mentions(text)]
+    spans += [(m.start, m.end, "quoted") for m in find_quoted(text)]
+    spans += [(m.start, m.end, "userid") for m in find_user_ids(text)]
+    spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+    out: list[tuple[int, int, str]] = []
+    for span in spans:
+        if not out or span[0] >= out[-1][1]:
+            out.append(span)
+    return out
+
+
+def _raw_tokens(text: str) -> list[tuple[str, int, int, str]]:
+    """(surface, start, end, kind) with code spans whole and contractions split."""
+    out: list[tuple[str, int, int, str]] = []
+    pos = 0
+    for start, end, kind in [*_protected_spans(text), (len(text), len(text), "")]:
+        for m in _WORD.finditer(text, pos, start):
+            word = m.group()
+            low = word.lower().replace("’", "'")
+            if low in _CANT:
+                first, second = _CANT[low]
+                cut = m.start() + len(first)
+                out += [(word[: len(first)], m.start(), cut, ""), (second, cut, m.end(), "")]
+                continue
+            nt = _SPLIT_NT.match(word)
+            if nt and nt.group(1).lower() not in ("", "ca", "wo"):
+                cut = m.start() + len(nt.group(1))
+                out += [(nt.group(1), m.start(), cut, ""), ("n't", cut, m.end(), "")]
+                continue
+            if "'" in low[1:] and not low.startswith("'"):
+                stem, _, tail = word.replace("’", "'").partition("'")
+                if tail.lower() in ("s", "ll", "re", "m", "ve", "d"):
+                    cut = m.start() + len(stem)
+                    out += [(stem, m.start(), cut, ""), ("'" + tail, cut, m.end(), "")]
+                    continue
+            out.append((word, m.start(), m.end(), ""))
+        if kind:
+            out.append((text[start:end], start, end, kind))
+        pos = end
+    return out
+
+
+def tokenize(text: str, lexicon: Lexicon | None = None) -> list[Token]:
+    """Tokens of one sentence, each with a lemma and a part of speech."""
+    lex = lexicon or default_lexicon()
+    tokens: list[Token] = []
+    for i, (word, start, end, kind) in enumerate(_raw_tokens(text)):
+        low = word.lower().replace("’", "'")
+        cap = word[:1].isupper()
+        if kind:
+            # a quoted plain phrase is still words ("'write unit tests'"); code stays code
+            tokens.append(Token(word, low, low, CODE, start, end, cap, kind))
+            continue
+        tokens.append(Token(word, low, low, "", start, end, cap and i > 0, _inflection(low)))
+    _tag(tokens, lex)
+    return tokens
+
+
+def _closed_pos(tok: Token, lex: Lexicon) -> str:
+    low = tok.lower
+    if not any(c.isalnum() for c in low) and low != "n't":
+        return PUNCT
+    if low in ("n't", "not", "never", "cannot"):
+        return NEG
+    if low in _BE or low in _HAVE or low in _DO or low == "'s":
+        return AUX
+    if (low in lex.words("modals") - {"need"} and not (low == "may" and tok.capitalized)) or (
+        low in ("ca", "wo", "'ll", "'d")
+    ):
+        return MODAL
+    if low in lex.words("possessives") and low != "her":
+        return POSS
+    if low in ("to",):
+        return PART
+    if low in lex.words("determiners"):
+        return DET
+    if low in lex.words("pronouns"):
+        return PRON
+    if low in ("and", "or", "&", "nor", "plus"):
+        return CONJ
+    if low in (
+        "because",
+        "although",
+        "though",
+        "while",
+        "whereas",
+        "unless",
+        "if",
+        "once",
+        "whenever",
+        "so",
+        "but",
+        "until",
+        "till",
+        "than",
+        "whether",
+    ):
+        return SUB
+    if low in lex.words("prepositions"):
+        return PREP
+    if low.replace(".", "").replace(",", "").isdigit():
+        return NUM
+    return ""
+
+
+_NUMBER_WORDS = frozenset(
+    [
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "hundred",
+        "thousand",
+        "million",
+        "dozen",
+    ]
+)
+
+
+def _tag(tokens: list[Token], lex: Lexicon) -> None:
+    """Assign POS and lemma: closed classes first, then open-class words in context."""
+    relation_verbs = lex.verbs
+    for tok in tokens:
+        if tok.pos == CODE:
+            continue
+        tok.pos = _closed_pos(tok, lex)
+        if tok.pos == AUX:
+            tok.lemma = (
+                "be"
+                if tok.lower in _BE or tok.lower == "'s"
+                else "have"
+                if tok.lower in _HAVE
+                else "do"
+            )
+        elif tok.pos == MODAL:
+            tok.lemma = _IRREGULAR_AUX.get(tok.lower, _CONTRACTIONS.get(tok.lower, tok.lower))
+        elif tok.pos == NEG:
+            tok.lemma = "not"
+        elif tok.lower in _NUMBER_WORDS:
+            tok.pos = NUM
+    for i, tok in enumerate(tokens):
+        if tok.pos:
+            continue
+        prev = tokens[i - 1] if i > 0 else None
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        cands = _candidates(tok.lower)
+        if tok.lower in lex.words("adverbs") and not (prev is not None and prev.pos == DET):
+            tok.pos = ADV
+            continue
+        if (
+            i == 0
+            and tok.text[:1].isupper()
+            and set(cands) == {"NOUN"}
+            and tok.inflected != "s"
+            and nxt is not None
+            and (
+                nxt.pos in (AUX, MODAL, NEG)
+                or (not nxt.pos and "NOUN" not in _candidates(nxt.lower))
+            )
+        ):
+            tok.pos, tok.lemma = PROPN, tok.lower  # "Tom can't ...": a name opens the sentence
+            continue
+        if tok.capitalized and (not cands or "PROPN" in cands or not _common(tok, cands, prev)):
+            tok.pos, tok.lemma = PROPN, tok.lower
+            continue
+        if not cands:
+            if tok.lower[:1].isdigit():
+                tok.pos = NUM
+            elif tok.inflected == "ing" or (tok.inflected == "ed" and prev and prev.pos == AUX):
+                tok.pos, tok.lemma = VERB, base_form(tok.lower)
+            elif tok.lower.endswith("ly"):
+                tok.pos = ADV
+            elif i == 0 and tokens[0].text[:1].isupper() and len(tokens) > 1:
+                tok.pos = PROPN
+            else:
+                tok.pos = NOUN
+            continue
+        tok.pos = _choose(
+            tok, tokens[i - 2] if i > 1 else None, cands, prev, nxt, i, relation_verbs
+        )
+        key = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}.get(tok.pos, "")
+        lemmas = cands.get(key) or cands.get("VERB") or cands.get("NOUN") or (tok.lower,)
+        tok.lemma = lemmas[0] if tok.pos != ADJ else tok.lower
+        if tok.pos == NOUN and len(lemmas[0]) > len(tok.lower):
+            tok.lemma = tok.lower
+    # a capitalised common noun opening the sentence right before a verb is a name ("Bob hates")
+    second = tokens[1] if len(tokens) > 1 else None
+    if (
+        second is not None
+        and tokens[0].pos in (NOUN, VERB)
+        and tokens[0].text[:1].isupper()
+        and tokens[0].inflected not in ("s", "ing")
+        and (
+            second.pos in (AUX, MODAL, NEG)
+            or (second.pos == VERB and second.inflected in ("s", "ed"))
+            or second.lower in ("now", "no", "never", "just", "still", "also", "really", "left")
+        )
+    ):
+        tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
+    # "'s" after a noun and before a noun phrase is a possessive, not "is"
+    for i, tok in enumerate(tokens):
+        if tok.lower == "'s" and i > 0 and tokens[i - 1].pos in (PROPN, NOUN, CODE):
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if nxt is not None and nxt.pos in (NOUN, ADJ, PROPN, CODE) and nxt.inflected != "ing":
+                tok.pos, tok.lemma = POSS, "'s"
+
+
+def _common(tok: Token, cands: dict[str, tuple[str, ...]], prev: Token | None) -> bool:
+    """A capitalised word is read as a common word only at a sentence start or after a title
+    colon; elsewhere a capital marks a name ("Rust", "Grace")."""
+    return prev is None or prev.lower in (":", "-", '"', "(", "•", "*")
+
+
+def _choose(
+    tok: Token,
+    prev_prev: Token | None,
+    cands: dict[str, tuple[str, ...]],
+    prev: Token | None,
+    nxt: Token | None,
+    i: int,
+    relation_verbs: frozenset[str],
+) -> str:
+    has = {p for p in cands if p in ("NOUN", "VERB", "ADJ", "ADV")}
+    if len(has) == 1:
+        only = next(iter(has))
+        if only == "ADJ" and tok.inflected in ("ing", "ed") and "VERB" not in cands:
+            return ADJ
+        if (
+            only == "VERB"
+            and tok.inflected in ("ing", "ed")
+            and prev is not None
+            and (prev.pos in (DET, POSS, ADJ, NUM))
+        ):
+            return ADJ  # "the staging server", "a misconfigured proxy"
+        if only == "VERB" and prev is not None and prev.pos in (DET, POSS):
+            return NOUN  # "a bake sale": a verb used as a noun modifier
+        return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
+    if not has:
+        return NOUN
+    p = prev.pos if prev is not None else ""
+    nxt_nominal = nxt is not None and (
+        nxt.pos in (NOUN, PROPN, CODE) or (not nxt.pos and "NOUN" in _candidates(nxt.lower))
+    )
+    if "VERB" in has and p in (MODAL, PART, NEG, PRON) and tok.inflected != "s":
+        return VERB
+    if "VERB" in has and p == PRON and tok.inflected in ("s", "ed"):
+        return VERB
+    if p in (DET, POSS, ADJ, NUM, PREP) or (prev is not None and prev.lower == "'s"):
+        if "ADJ" in has and nxt_nominal:
+            return ADJ
+        if tok.inflected == "ing" and "VERB" in has and p == PREP:
+            return VERB  # "by running", "after lowering"
+        return NOUN if "NOUN" in has else (ADJ if "ADJ" in has else VERB)
+    if p == AUX:
+        if "VERB" in has and tok.inflected in ("ing", "ed"):
+            return VERB
+        if "ADJ" in has:
+            return ADJ
+        return VERB if "VERB" in has else NOUN
+    if p in (NOUN, PROPN, CODE):
+        two_back = prev_prev.pos if prev_prev is not None else ""
+        at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
+        before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
+        if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
+            return NOUN  # "the tax return.", "write product pages", "to team lead"
+        if "VERB" in has and (
+            tok.inflected in ("s", "ed")
+            or tok.lemma in relation_verbs
+            or base_form(tok.lower) in relation_verbs
+        ):
+            plural_subject = (
+                tok.inflected == "s"
+                and nxt is not None
+                and (
+                    nxt.pos in (VERB, AUX, MODAL, NEG)
+                    or (
+                        not nxt.pos
+                        and "VERB" in _candidates(nxt.lower)
+                        and (nxt.lower in relation_verbs or base_form(nxt.lower) in relation_verbs)
+                    )
+                )
+            )
+            if not plural_subject:
+                return VERB
+        return NOUN if "NOUN" in has else VERB
+    if i == 0 or p in (PUNCT, CONJ, SUB, ADV):
+        # an imperative or a gerund subject ("install docker", "restarting the router")
+        if (
+            "VERB" in has
+            and tok.inflected in ("", "ing")
+            and not (tok.inflected == "" and nxt is not None and nxt.pos == VERB)
+        ):
+            return VERB
+        if "ADJ" in has and nxt_nominal:
+            return ADJ
+        return NOUN if "NOUN" in has else VERB
+    if "ADJ" in has and nxt_nominal:
+        return ADJ
+    return NOUN if "NOUN" in has else (VERB if "VERB" in has else ADJ)

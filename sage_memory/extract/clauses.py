@@ -1,0 +1,322 @@
+"""Matching lexicon phrasings against a tagged sentence.
+
+Each phrasing is tried at every place its first literal word occurs; literal words must follow
+in order, with adverbs, modals and the auxiliaries "do"/"have" skipped between them, and slots
+take the spans in between. Overlapping matches are settled by specificity: more literal words
+win, a loose ("weak") phrasing only counts where nothing stronger matched, and a match found
+inside another match's argument is not asserted ("once the migration is done, ..." does not
+state that the migration is done).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sage_memory.extract.args import CLAUSE, TASK, Arg, ArgReader
+from sage_memory.extract.chunk import ADV, AUX, MODAL, NEG, NOUN, PROPN, VERB, Token
+from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
+
+#: Families whose arguments may be whole clauses ("the build failed because the disk was full").
+CLAUSE_RELATIONS = frozenset({"CAUSES", "SOLVED_BY", "PRECEDES", "BLOCKED_BY", "DEPENDS_ON"})
+#: Words after which a clause is subordinate: what follows them is not asserted on its own.
+_SUBORDINATE = frozenset(
+    {
+        "once",
+        "after",
+        "before",
+        "when",
+        "whenever",
+        "if",
+        "until",
+        "till",
+        "unless",
+        "soon",
+        "prior",
+    }
+)
+#: Relations whose arguments are read as tasks when they start with a verb.
+_NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
+
+
+@dataclass(slots=True)
+class Match:
+    """One phrasing found in a sentence, with its arguments per slot."""
+
+    phrase: Phrase
+    literals: frozenset[int]
+    slots: dict[str, list[Arg]]
+    spans: dict[str, tuple[int, int]]
+    negated: bool
+    status: str = ""
+    extent: tuple[int, int] = (0, 0)
+    notes: list[str] = field(default_factory=list)
+
+
+class Matcher:
+    """Finds the phrasings of a :class:`Lexicon` in tagged sentences."""
+
+    def __init__(self, lex: Lexicon) -> None:
+        self.lex = lex
+        self.reader = ArgReader(lex)
+        self._status = sorted(
+            ((words, value) for value, phrases in lex.status.items() for words in phrases),
+            key=lambda item: -len(item[0]),
+        )
+
+    # --- literal matching ----------------------------------------------------------------
+
+    def _status_at(self, toks: list[Token], i: int) -> tuple[int, str] | None:
+        for words, value in self._status:
+            if i + len(words) <= len(toks) and all(
+                toks[i + k].lower == w or toks[i + k].lemma == w for k, w in enumerate(words)
+            ):
+                return i + len(words), value
+        return None
+
+    def _word_at(self, el: Element, toks: list[Token], i: int) -> int | None:
+        """End of the literal ``el`` at ``i`` (None when it does not match there)."""
+        if i >= len(toks):
+            return None
+        t = toks[i]
+        if el.kind == POS:
+            want = next(iter(el.values))
+            if want == "verb":
+                return i + 1 if t.pos == VERB else None
+            if want == "noun":
+                return i + 1 if t.pos in (NOUN, PROPN) else None
+            found = self._status_at(toks, i)
+            return found[0] if found else None
+        if t.lemma in el.values or t.lower in el.values:
+            if (
+                t.pos == AUX
+                and t.lemma == "have"
+                and i + 1 < len(toks)
+                and (toks[i + 1].pos in (VERB, AUX))
+            ):
+                return None  # "we've finished": an auxiliary, not possession
+            return i + 1
+        for alt in el.values:  # a word sequence ("go_ahead", "get_rid_of")
+            if "_" not in alt:
+                continue
+            words = alt.split("_")
+            if i + len(words) <= len(toks) and all(
+                toks[i + k].lemma == w or toks[i + k].lower == w for k, w in enumerate(words)
+            ):
+                return i + len(words)
+        return None
+
+    @staticmethod
+    def _skippable(t: Token, prev_lemma: str) -> bool:
+        if t.pos in (ADV, MODAL) and t.lower not in ("not", "never"):
+            return True
+        if t.pos == AUX and (t.lemma in ("do", "have") or t.lemma == prev_lemma):
+            return True
+        return t.pos == NEG
+
+    def _literal(
+        self, el: Element, toks: list[Token], i: int, prev_lemma: str, used: list[int]
+    ) -> int | None:
+        """Match ``el`` at ``i``, skipping adverbs, modals, do/have and negation before it."""
+        j = i
+        while j < len(toks):
+            end = self._word_at(el, toks, j)
+            if end is not None:
+                used.extend(range(j, end))
+                return end
+            if not self._skippable(toks[j], prev_lemma) or j - i >= 3:
+                return None
+            j += 1
+        return None
+
+    def _run(
+        self,
+        els: tuple[Element, ...],
+        ei: int,
+        toks: list[Token],
+        i: int,
+        open_slot: tuple[str, int] | None,
+        spans: dict[str, tuple[int, int]],
+        used: list[int],
+        prev_lemma: str,
+        status: list[str],
+    ) -> bool:
+        """Backtracking match of ``els[ei:]`` from token ``i``; fills spans and used."""
+        n = len(toks)
+        if ei == len(els):
+            if open_slot is not None:
+                if open_slot[1] >= n:
+                    return False
+                spans[open_slot[0]] = (open_slot[1], n)
+            return True
+        el = els[ei]
+        if el.kind == SLOT:
+            return self._run(els, ei + 1, toks, i, (el.slot, i), spans, used, "", status)
+        if open_slot is not None:
+            # the open slot takes at least one token; try each later place for this literal
+            name, start = open_slot
+            for j in range(start + 1, n):
+                if el.kind == OPTIONAL:
+                    break
+                end = self._word_at(el, toks, j)
+                if end is None:
+                    continue
+                mark = len(used)
+                saved = dict(spans)
+                spans[name] = (start, j)
+                used.extend(range(j, end))
+                if el.kind == POS and "status" in el.values:
+                    found = self._status_at(toks, j)
+                    status.append(found[1] if found else "")
+                if self._run(els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status):
+                    return True
+                del used[mark:]
+                spans.clear()
+                spans.update(saved)
+            if el.kind == OPTIONAL:
+                # an optional literal right after a slot: try with it, then without it
+                for j in range(start + 1, n):
+                    end = self._word_at(el, toks, j)
+                    if end is not None:
+                        mark, saved = len(used), dict(spans)
+                        spans[name] = (start, j)
+                        used.extend(range(j, end))
+                        if self._run(
+                            els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status
+                        ):
+                            return True
+                        del used[mark:]
+                        spans.clear()
+                        spans.update(saved)
+                return self._run(els, ei + 1, toks, i, open_slot, spans, used, prev_lemma, status)
+            return False
+        mark = len(used)
+        end = self._literal(el, toks, i, prev_lemma, used)
+        if end is not None:
+            if el.kind == POS and "status" in el.values:
+                found = self._status_at(toks, used[mark])
+                status.append(found[1] if found else "")
+            if self._run(els, ei + 1, toks, end, None, spans, used, toks[end - 1].lemma, status):
+                return True
+            del used[mark:]
+        if el.kind == OPTIONAL:
+            return self._run(els, ei + 1, toks, i, None, spans, used, prev_lemma, status)
+        return False
+
+    # --- finding matches -----------------------------------------------------------------
+
+    def raw_matches(self, toks: list[Token]) -> list[Match]:
+        """Every phrasing found, before arguments are read or overlaps settled."""
+        out: list[Match] = []
+        firsts: dict[int, list[Phrase]] = {}
+        for i, t in enumerate(toks):
+            keys = {t.lemma, t.lower}
+            if t.pos == VERB:
+                keys.add("<verb>")
+            if t.pos in (NOUN, PROPN):
+                keys.add("<noun>")
+            if self._status_at(toks, i):
+                keys.add("<status>")
+            for key in keys:
+                for phrase in self.lex.by_first_word.get(key, ()):
+                    firsts.setdefault(i, []).append(phrase)
+        for i, phrases in firsts.items():
+            for phrase in phrases:
+                m = self._anchored(phrase, toks, i)
+                if m is not None:
+                    out.append(m)
+        return out
+
+    def _anchored(self, phrase: Phrase, toks: list[Token], i: int) -> Match | None:
+        els = phrase.elements
+        first = next(k for k, e in enumerate(els) if e.kind in (WORD, POS))
+        before = els[:first]
+        spans: dict[str, tuple[int, int]] = {}
+        lead_slots = [e for e in before if e.kind == SLOT]
+        if len(lead_slots) > 1:
+            return None
+        if lead_slots:
+            if i == 0:
+                return None
+            spans[lead_slots[0].slot] = (0, i)
+        elif any(e.kind == OPTIONAL for e in before):
+            pass
+        used: list[int] = []
+        status: list[str] = []
+        if not self._run(els, first, toks, i, None, spans, used, "", status):
+            return None
+        lo = min([i, *(s for s, _ in spans.values())])
+        hi = max([max(used) + 1 if used else i + 1, *(e for _, e in spans.values())])
+        return Match(
+            phrase, frozenset(used), {}, spans, False, status[0] if status else "", (lo, hi)
+        )
+
+    def read_arguments(self, m: Match, toks: list[Token]) -> bool:
+        """Fill ``m.slots`` from its spans; False when a needed argument is missing."""
+        rel = m.phrase.relation
+        clause_ok = rel in CLAUSE_RELATIONS
+        task_ok = rel not in _NO_TASK
+        order = sorted(m.spans.items(), key=lambda kv: kv[1][0])
+        used_slots = {end for edge in m.phrase.edges for end in (edge[0], edge[2])}
+        for name, (s, e) in order:
+            if name == "X" and "X" not in used_slots:
+                continue
+            lead = s == 0 and not any(k < s for k in m.literals)
+            if lead:
+                args = self.reader.before(toks, s, e, clause_ok=clause_ok)
+            else:
+                args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
+            if not args:
+                return False
+            m.slots[name] = args
+        lo = min(m.literals) if m.literals else 0
+        hi = max(m.literals) + 1 if m.literals else 0
+        first_arg_end = min(
+            (a.end for args in m.slots.values() for a in args if a.end <= lo), default=lo
+        )
+        last_arg_start = max(
+            (a.start for args in m.slots.values() for a in args if a.start >= hi), default=hi
+        )
+        negated = any(
+            toks[k].pos == NEG for k in range(first_arg_end, last_arg_start) if k not in m.literals
+        )
+        lowered = [t.lower for t in toks]
+        if "anymore" in lowered or any(
+            lowered[k] == "no" and lowered[k + 1] == "longer" for k in range(len(lowered) - 1)
+        ):
+            negated = True
+        m.negated = negated != m.phrase.negated
+        return True
+
+
+def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]:
+    """Keep the most specific non-overlapping matches (see the module docstring)."""
+    ranked = sorted(
+        matches,
+        key=lambda m: (
+            m.phrase.weak,
+            "copula" in m.phrase.flags,
+            -m.phrase.literal_count,
+            -(m.extent[1] - m.extent[0]),
+            m.extent[0],
+        ),
+    )
+    kept: list[Match] = []
+    taken: set[int] = set()
+    inside: list[tuple[int, int]] = []
+    for m in ranked:
+        if m.literals & taken:
+            continue
+        lo, hi = min(m.literals), max(m.literals) + 1
+        if any(s <= lo and hi <= e for s, e in inside):
+            continue  # stated inside another fact's argument: not asserted
+        kept.append(m)
+        taken |= m.literals
+        for args in m.slots.values():
+            for a in args:
+                lead = toks[a.start - 1].lower if toks is not None and a.start > 0 else ""
+                if m.phrase.relation == "PRECEDES" and lead not in _SUBORDINATE:
+                    continue  # the main clause of "after X, Y" is asserted
+                if a.kind in (CLAUSE, TASK) or a.end - a.start > 1:
+                    inside.append((a.start, a.end))
+    kept.sort(key=lambda m: m.extent[0])
+    return kept

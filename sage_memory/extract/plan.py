@@ -1,0 +1,243 @@
+"""Plans: ordered task lists ("first X, then Y, finally Z"; numbered steps) and their project.
+
+A plan is read across the sentences of one memory: sequence markers from the lexicon split it
+into items, each item is named by its verb phrase (an item with no verb borrows the previous
+item's verb: "build the API, and finally the frontend"), and consecutive items are chained with
+PRECEDES. A project named by an intention ("I want to build X", "we're organizing X", "the X
+project", "roadmap for X") holds every task of the plan.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sage_memory.extract.args import ArgReader, _join
+from sage_memory.extract.chunk import (
+    ADV,
+    AUX,
+    CODE,
+    MODAL,
+    NEG,
+    NOMINAL,
+    NOUN,
+    PART,
+    PRON,
+    PROPN,
+    VERB,
+    Token,
+    _candidates,
+    base_form,
+)
+from sage_memory.extract.lexicon import Lexicon
+
+_LIST_ITEM = re.compile(r"(?i)^\s*(?:\d{1,2}[.)]|step\s*\d+\s*[:.)-]?|[-*•])\s+")
+
+
+@dataclass(slots=True)
+class Plan:
+    """Tasks in order (with the sentence each came from) and the project, when named."""
+
+    project: str = ""
+    project_sentence: str = ""
+    tasks: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _phrases(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+    return sorted((tuple(w.split()) for w in words), key=len, reverse=True)
+
+
+class PlanReader:
+    """Finds plans with the sequence vocabulary of a lexicon."""
+
+    def __init__(self, lex: Lexicon, reader: ArgReader) -> None:
+        self.reader = reader
+        seq = lex.sequence
+        self.first = _phrases(seq.get("first", ()))
+        self.later = _phrases(seq.get("next", ()) + seq.get("last", ()))
+        self.project_verbs = frozenset(seq.get("project_verbs", ()))
+        self.intents = _phrases(seq.get("project_intents", ()))
+        self.project_nouns = frozenset(seq.get("project_nouns", ()))
+        self.time_words = lex.words("time_words")
+
+    def _marker(self, toks: list[Token], i: int) -> tuple[str, int]:
+        """("first"|"next", length) of a sequence marker at ``i``, or ("", 0)."""
+        for kind, table in (("first", self.first), ("next", self.later)):
+            for words in table:
+                n = len(words)
+                if i + n <= len(toks) and all(toks[i + k].lower == w for k, w in enumerate(words)):
+                    return kind, n
+        return "", 0
+
+    def read(self, sentences: list[tuple[str, list[Token]]]) -> Plan:
+        plan = Plan()
+        items: list[tuple[str, list[Token], int, int]] = []
+        marked = False
+        for text, toks in sentences:
+            cuts: list[tuple[int, int, str]] = []
+            listed = bool(_LIST_ITEM.match(text))
+            for i in range(len(toks)):
+                kind, n = self._marker(toks, i)
+                if not kind:
+                    continue
+                prev = toks[i - 1].lower if i > 0 else ""
+                at_break = i == 0 or prev in (",", ";", ":", "and", "-", "–", ".", "then")
+                at_end = kind == "first" and (
+                    i + n == len(toks) or toks[i + n].lower in (",", "and", ";", ".")
+                )
+                if at_break or at_end:
+                    cuts.append((i, i + n, kind))
+            if not cuts and not listed:
+                continue
+            marked = marked or bool(cuts) or listed
+            bounds: list[tuple[int, int]] = []
+            start = 0
+            lead_kind = ""
+            for i, j, kind in cuts:
+                if i > start:
+                    bounds.append((start, i))
+                elif not bounds and kind == "first":
+                    lead_kind = "first"
+                start = j
+            bounds.append((start, len(toks)))
+            for b, (s, e) in enumerate(bounds):
+                # "My plan: first ..." -> the text before a leading "first" is a header
+                header = toks[s:e]
+                if (
+                    b == 0
+                    and cuts
+                    and cuts[0][0] > 0
+                    and cuts[0][2] == "first"
+                    and not listed
+                    and cuts[0][1] < len(toks)
+                    and cuts[0][0] + 1 != len(toks)
+                    and (
+                        any(t.lower == ":" for t in header)
+                        or not any(t.pos == VERB for t in header)
+                    )
+                ):
+                    continue
+                items.append((text, toks, s, e))
+            del lead_kind
+        if not marked or len(items) < 2:
+            return plan
+        previous_verb = ""
+        for text, toks, s, e in items:
+            name, verb = self._task(toks, s, e, previous_verb)
+            if name and (not plan.tasks or plan.tasks[-1][0] != name):
+                plan.tasks.append((name, text))
+                previous_verb = verb or previous_verb
+        if len(plan.tasks) < 2:
+            plan.tasks = []
+            return plan
+        plan.project, plan.project_sentence = self._project(sentences)
+        return plan
+
+    def _task(self, toks: list[Token], s: int, e: int, previous_verb: str) -> tuple[str, str]:
+        """The task an item names, and its verb (for items that have none)."""
+        for j in range(e - 1, s - 1, -1):  # "Roadmap for the app: set up auth" -> the task
+            if toks[j].lower == ":" and j + 1 < e:
+                s = j + 1
+                break
+        if s + 1 < e and toks[s].lower == "step" and toks[s + 1].pos == "NUM":
+            s += 2
+        if s + 1 < e and toks[s].pos == "NUM" and toks[s + 1].lower in (".", ")"):
+            s += 2
+        while s < e and toks[s].lower in (",", ":", ";", "-", ".", "and", "to", "do", ")"):
+            s += 1
+        while e > s and toks[e - 1].lower in (",", ".", ";", "!", "first", "and", "then"):
+            e -= 1
+        k = s
+        while k < e and (
+            toks[k].pos in (PRON, MODAL, AUX, ADV, NEG, PART)
+            or toks[k].lower
+            in (
+                "need",
+                "want",
+                "have",
+                "got",
+                "gotta",
+                "going",
+                "let",
+                "'s",
+                "should",
+                "please",
+                "must",
+            )
+        ):
+            k += 1
+        if (
+            k < e
+            and toks[k].pos != VERB
+            and "VERB" in _candidates(toks[k].lower)
+            and (toks[k].pos not in (PROPN, CODE))
+        ):
+            toks[k].pos, toks[k].lemma = (
+                VERB,
+                base_form(toks[k].lower),
+            )  # an item opens with its verb
+        if k < e and toks[k].pos == VERB:
+            end = self.reader._vp_end(toks, k, e)
+            arg = self.reader._task(toks, k, end)
+            return arg.name, base_form(toks[k].lower)
+        if (k < e and toks[k].pos in NOMINAL | {CODE}) or (k < e and toks[k].lower in ("the", "a")):
+            end = self.reader._np_end(toks, k, e)
+            words = _join(toks[k:end])
+            if words and previous_verb:
+                return f"{previous_verb} {words}", ""
+            if words and any(t.pos in (NOUN, PROPN) for t in toks[k:end]):
+                arg = self.reader._np(toks, k, end)
+                return arg.name, ""
+        return "", ""
+
+    def _project(self, sentences: list[tuple[str, list[Token]]]) -> tuple[str, str]:
+        for text, toks in sentences:
+            for i, t in enumerate(toks):
+                # "the mobile app project", "our Q3 roadmap"
+                if t.lemma in ("project",) and i > 0 and toks[i - 1].pos in NOMINAL | {CODE}:
+                    k = i
+                    while k > 0 and toks[k - 1].pos in NOMINAL | {CODE} | {"ADJ"}:
+                        k -= 1
+                    return " ".join(x.lower for x in toks[k:i]), text
+                # "roadmap for the recipe app", "plan for X"
+                if (
+                    t.lemma in self.project_nouns
+                    and i + 1 < len(toks)
+                    and toks[i + 1].lower == "for"
+                ):
+                    name = self._np_name(toks, i + 2)
+                    if name:
+                        return name, text
+                # "want to build X", "planning to renovate X"
+                for words in self.intents:
+                    n = len(words)
+                    if all(
+                        i + k < len(toks) and toks[i + k].lower == w for k, w in enumerate(words)
+                    ):
+                        j = i + n
+                        verb = toks[j].lemma if j < len(toks) else ""
+                        if verb in self.project_verbs:
+                            name = self._np_name(toks, j + 1)
+                            if name:
+                                return name, text
+                # "we're making a podcast", "are organizing a hackathon"
+                if (
+                    t.pos == VERB
+                    and t.inflected == "ing"
+                    and t.lemma in self.project_verbs
+                    and i > 0
+                    and toks[i - 1].pos == AUX
+                ):
+                    name = self._np_name(toks, i + 1)
+                    if name:
+                        return name, text
+        return "", ""
+
+    def _np_name(self, toks: list[Token], k: int) -> str:
+        end = self.reader._np_end(toks, k, len(toks), allow_of=False)
+        if end <= k:
+            return ""
+        arg = self.reader._np(toks, k, end)
+        if not arg.name or arg.head in self.time_words:
+            return ""
+        return arg.name

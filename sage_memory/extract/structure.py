@@ -1,0 +1,599 @@
+"""The structure extractor: general phrase structure plus a relation lexicon kept as data.
+
+For each sentence of a memory it
+
+1. tags words with lemmas and parts of speech (:mod:`.chunk`; code identifiers stay whole);
+2. drops what states no fact: questions, licence and docstring boilerplate, hypotheticals the
+   speaker rejects;
+3. finds the phrasings of the lexicon (:mod:`.lexicon`, ``data/lexicon.toml``) and reads their
+   arguments as noun phrases, tasks or clauses (:mod:`.clauses`, :mod:`.args`);
+4. resolves pronouns to earlier names (:mod:`.coref`) and short names to tasks it already knows
+   ("the backend" -> "build the backend api"), in this memory or among nearby nodes;
+5. reads plans across the memory into tasks with PRECEDES and CONTAINS_TASK (:mod:`.plan`).
+
+Agent action logs ("The user asked ... I loaded it with pandas.read_csv ...") are still read by
+the pattern extractor of :mod:`.rules`, which this extractor calls for them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from sage_memory.config import ExtractConfig
+from sage_memory.entities.names import display_key as name_key
+from sage_memory.entities.names import display_name, merge_aliases, strip_private
+from sage_memory.extract.args import CLAUSE, NP, PRONOUN, TASK, Arg
+from sage_memory.extract.base import ExtractionContext
+from sage_memory.extract.chunk import AUX, CODE, MODAL, NOUN, PROPN, PUNCT, VERB, Token, tokenize
+from sage_memory.extract.clauses import Match, Matcher, settle
+from sage_memory.extract.coref import Antecedents
+from sage_memory.extract.lexicon import Lexicon, default_lexicon
+from sage_memory.extract.plan import PlanReader
+from sage_memory.extract.text import split_sentences
+from sage_memory.extract.timeparse import resolve_times
+from sage_memory.types import EdgeSpec, GraphDelta, Memory, MemoryKind, Node, NodeSpec, as_utc
+
+MAX_CHARS = 20_000
+_MAX_SENTENCE = 600
+_PERSON_RELATIONS = frozenset(
+    {"LIVES_IN", "WORKS_AT", "HAS_ROLE", "PREFERS", "DISLIKES", "ALLERGIC_TO", "MEMBER_OF"}
+)
+_TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
+#: (source label, target label) a relation gives to names without stronger evidence.
+_ROLES: dict[str, tuple[str, str]] = {
+    "PRECEDES": ("Task", "Task"),
+    "BLOCKED_BY": ("Task", "Task"),
+    "DEPENDS_ON": ("Task", "Resource"),
+    "REQUIRES": ("Task", "Resource"),
+    "USES": ("Entity", "Tool"),
+    "IS_A": ("Concept", "Concept"),
+    "PART_OF": ("Entity", "Entity"),
+    "CAUSES": ("Concept", "Event"),
+    "SOLVED_BY": ("Error", "Task"),
+    "PREFERS": ("Person", "Preference"),
+    "DISLIKES": ("Person", "Preference"),
+    "ALLERGIC_TO": ("Person", "Preference"),
+    "RECOMMENDS": ("Person", "Task"),
+    "LIVES_IN": ("Person", "Place"),
+    "WORKS_AT": ("Person", "Organization"),
+    "HAS_ROLE": ("Person", "Concept"),
+    "HAS_STATUS": ("Task", "Value"),
+    "OWNS": ("Person", "Entity"),
+    "MEMBER_OF": ("Person", "Organization"),
+    "CONTAINS_TASK": ("Project", "Task"),
+    "RELATED_TO": ("Tool", "Concept"),
+}
+_LABEL_RANK = {
+    "Person": 9,
+    "Place": 8,
+    "Organization": 8,
+    "Project": 7,
+    "Error": 7,
+    "Event": 6,
+    "Task": 6,
+    "Tool": 5,
+    "Resource": 5,
+    "Preference": 4,
+    "Value": 3,
+    "Concept": 2,
+    "Entity": 1,
+}
+_ACTION_LOG = re.compile(
+    r"(?i)(?:^|[.;!?]\s+)(?:the\s+)?(?:user|customer|client)\s+(?:asked|wanted|requested|needed)"
+    r"|(?:^|[,;.]\s*|\band\s+|\bthen\s+)(?:i|we)\s+(?:then\s+|also\s+|first\s+)?(?:loaded|called"
+    r"|queried|fetched|ran|invoked|executed|plotted|summed|computed|parsed|issued|looked\s+up)\b"
+    r"|^asked\s+to\b"
+)
+
+
+@dataclass(slots=True)
+class _Node:
+    name: str
+    label: str
+    aliases: set[str] = field(default_factory=set)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    confidence: float = 0.8
+    standalone: bool = False
+
+
+class StructureExtractor:
+    """Offline extractor built on phrase structure and a relation lexicon (no model, no network).
+
+    Args:
+        config: aliases and single-valued relations are read from it; defaults when None.
+        lexicon: a lexicon to use instead of the packaged one (tests, domain vocabularies).
+    """
+
+    name = "structure"
+
+    def __init__(self, config: ExtractConfig | None = None, lexicon: Lexicon | None = None) -> None:
+        self.config = config if config is not None else ExtractConfig()
+        self.aliases = merge_aliases(self.config.aliases)
+        self.lexicon = lexicon or default_lexicon()
+        self.matcher = Matcher(self.lexicon)
+        self.plans = PlanReader(self.lexicon, self.matcher.reader)
+        self._log_reader: Any = None
+
+    def extract(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
+        """Propose nodes and edges for one memory; never raises (see ``GraphDelta.error``)."""
+        try:
+            text = strip_private(memory.text or "")[:MAX_CHARS]
+            if memory.kind == "experience" or _ACTION_LOG.search(text):
+                return self._action_log(memory, context)
+            return _Reading(self, memory, context, text).run()
+        except Exception as exc:  # the port's contract: odd text must never raise
+            return GraphDelta(
+                error=f"structure extractor failed: {type(exc).__name__}: {exc}"[:500]
+            )
+
+    def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
+        """:meth:`extract` for each item, in order."""
+        return [self.extract(memory, context) for memory, context in items]
+
+    def _action_log(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
+        if self._log_reader is None:
+            from sage_memory.extract.rules import PatternExtractor
+
+            self._log_reader = PatternExtractor(self.config)
+        delta: GraphDelta = self._log_reader.extract(memory, context)
+        return delta
+
+
+@lru_cache(maxsize=4096)
+def _content(name: str) -> frozenset[str]:
+    """Lemmas of the content words of a name (for matching "the backend" to a task)."""
+    lex = default_lexicon()
+    stop = lex.words("determiners") | lex.words("possessives") | lex.words("prepositions")
+    out = set()
+    for t in tokenize(name):
+        if t.pos in (PUNCT,) or t.lower in stop or t.pos in (AUX, MODAL):
+            continue
+        out.add(t.lemma)
+    return frozenset(out)
+
+
+class _Reading:
+    """The nodes and edges of one memory, built sentence by sentence."""
+
+    def __init__(
+        self, ex: StructureExtractor, memory: Memory, context: ExtractionContext, text: str
+    ) -> None:
+        self.ex, self.memory, self.text = ex, memory, text
+        self.lex = ex.lexicon
+        self.anchor = as_utc(memory.timestamp)
+        self.nodes: dict[str, _Node] = {}
+        self.edges: dict[tuple[str, str, str, bool], EdgeSpec] = {}
+        self.coref = Antecedents(user=self._user_name())
+        self.known_tasks: list[str] = [
+            n.name for n in list(context.nearby_nodes)[:500] if n.label in ("Task", "Step")
+        ]
+        self.event_time: datetime | None = None
+        self.sentences: list[tuple[str, list[Token]]] = []
+
+    def _user_name(self) -> str:
+        meta = self.memory.metadata if isinstance(self.memory.metadata, dict) else {}
+        for key in ("user_name", "speaker", "name"):
+            value = meta.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        return self.memory.scope.user_id or "user"
+
+    # --- driver -------------------------------------------------------------------------
+
+    def run(self) -> GraphDelta:
+        if not self.text.strip():
+            return GraphDelta(kind=self.memory.kind, salience=0.1)
+        for seg in split_sentences(self.text):
+            for start in range(0, len(seg.text), _MAX_SENTENCE):
+                chunk = seg.text[start : start + _MAX_SENTENCE]
+                self.sentences.append((chunk, tokenize(chunk, self.lex)))
+        self._plan()  # first, so later sentences can name a planned task by a short name
+        for sentence, toks in self.sentences:
+            self._sentence(sentence, toks)
+        return self._delta()
+
+    def _states_nothing(self, sentence: str, toks: list[Token]) -> bool:
+        """Questions, boilerplate and rejected hypotheticals assert no fact."""
+        words = [t.lower for t in toks]
+        if not words:
+            return True
+        if sentence.rstrip().endswith("?"):
+            return True
+        first = toks[0]
+        if (
+            first.lower in self.lex.words("question_words")
+            and len(toks) > 2
+            and (toks[1].pos in (AUX, MODAL))
+        ):
+            return True
+        if first.pos in (AUX, MODAL) and len(toks) > 2 and toks[1].pos in ("PRON", "DET", PROPN):
+            return True  # "does the api need redis" without a question mark
+        boiler = self.lex.words("boilerplate")
+        if sum(w in boiler for w in words) >= 2 or (
+            sum(1 for t in toks if t.text.isupper() and len(t.text) > 2) >= 5
+        ):
+            return True
+        joined = " ".join(words)
+        return bool(
+            re.search(
+                r"\b(?:decided against|decided not to|changed (?:my|our) mind|ruled out|no way)\b"
+                r"|\b(?:would|could|might) have\b|\bwere to\b|\bif only\b|\bwhat if\b",
+                joined,
+            )
+        )
+
+    def _sentence(self, sentence: str, toks: list[Token]) -> None:
+        if self._states_nothing(sentence, toks):
+            return
+        times = resolve_times(sentence, self.anchor)
+        when = times[0].value if times else None
+        if self.event_time is None and when is not None:
+            self.event_time = when
+        # a name that opens a sentence before its verb is a person pronouns may refer to
+        if len(toks) > 1 and toks[0].pos == PROPN and toks[1].pos in (VERB, AUX, MODAL, "NEG"):
+            self.coref.saw_person(toks[0].lower)
+        raw = self.ex.matcher.raw_matches(toks)
+        readable = [
+            m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)
+        ]
+        for m in settle(readable, toks):
+            self._apply(m, toks, sentence, when)
+        if not readable:
+            self._code_statement(toks, sentence)
+
+    # --- constraints ----------------------------------------------------------------------
+
+    def _person_like(self, arg: Arg) -> bool:
+        if arg.kind == PRONOUN:
+            low = arg.name
+            return (
+                low in self.lex.words("speaker")
+                or low in self.lex.words("person_pronouns")
+                or (low in ("my", "our", "his", "her", "their"))
+            )
+        if arg.code == "userid":
+            return True
+        head = arg.words[-1] if arg.words else ""
+        if head in self.lex.words("person_nouns") or head in self.lex.words("role_heads"):
+            return True
+        if arg.words and arg.words[0].rstrip(".") in {
+            t.rstrip(".") for t in self.lex.words("titles")
+        }:
+            return True
+        if arg.name in ("user", "customer", "client") or arg.words[:1] in (
+            ("user",),
+            ("customer",),
+        ):
+            return True
+        return arg.proper and arg.kind == NP and not arg.code and len(arg.words) <= 3
+
+    def _role_like(self, arg: Arg) -> bool:
+        head = arg.words[-1] if arg.words else ""
+        if arg.words and "of" in arg.words:
+            head = arg.words[arg.words.index("of") - 1]
+        if head in self.lex.words("role_heads"):
+            return True
+        return any(
+            head.endswith(s) and len(head) > len(s) + 2 for s in self.lex.words("role_suffixes")
+        )
+
+    def _org_like(self, arg: Arg) -> bool:
+        head = arg.words[-1] if arg.words else ""
+        return (arg.proper and not arg.code) or head in self.lex.words("org_heads")
+
+    def _place_like(self, arg: Arg) -> bool:
+        head = arg.words[-1] if arg.words else ""
+        return (arg.proper and not arg.code) or head in self.lex.words("place_heads")
+
+    def _fits(self, m: Match, toks: list[Token]) -> bool:
+        """The phrasing's constraints on its arguments (precision before recall)."""
+        f, rel = m.phrase.flags, m.phrase.relation
+        a = m.slots.get("A", [])
+        b = m.slots.get("B", [])
+        if (rel in _PERSON_RELATIONS or "person_source" in f) and (
+            not a or not all(self._person_like(x) for x in a)
+        ):
+            return False
+        if "person_target" in f and a and not all(self._person_like(x) for x in a):
+            return False
+        if (
+            "org_only" in f
+            and b
+            and not all(
+                self._org_like(x)
+                and (x.words[-1] if x.words else "") not in self.lex.words("group_heads")
+                for x in b
+            )
+        ):
+            return False
+        if (
+            "group_only" in f
+            and b
+            and not all(
+                (x.words[-1] if x.words else "") in self.lex.words("group_heads") for x in b
+            )
+        ):
+            return False
+        if "place_only" in f and b and not all(self._place_like(x) for x in b):
+            return False
+        if rel == "LIVES_IN" and b and not all(x.kind == NP for x in b):
+            return False
+        if "speaker_or_person" in f:
+            s = m.slots.get("S", [])
+            if not s or not all(self._person_like(x) for x in s):
+                return False
+        if "role_slot=C" in f:
+            c = m.slots.get("C", [])
+            if not c or not all(self._role_like(x) for x in c):
+                return False
+        if "copula" in f:
+            if not b or not a or any(x.kind != NP for x in b) or any(x.kind == CLAUSE for x in a):
+                return False
+            at, _ = m.spans["B"]
+            while at < len(toks) - 1 and toks[at].pos == "ADV":
+                at += 1
+            det = toks[at].lower if at < len(toks) else ""
+            plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
+            person = all(self._person_like(x) for x in a)
+            if (
+                det not in ("a", "an")
+                and not (plural and det not in ("the",))
+                and not (person and self._role_like(b[0]) and det in ("the", "a", "an"))
+            ):
+                return False
+            if any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end]):
+                return False
+        if (
+            rel == "REQUIRES"
+            and a
+            and b
+            and all(self._person_like(x) for x in a)
+            and all(x.kind == TASK for x in b)
+        ):
+            return False  # "I need to call the bank": an intention, not a requirement
+        if rel == "PRECEDES" and any(
+            x.kind == CLAUSE and x.words and x.words[0] not in self.lex.words("pronouns")
+            for x in a + b
+        ):
+            return False  # "after the wedding, Sara moved": events of a person, not tasks
+        if rel == "HAS_STATUS" and not m.status and "=" not in m.phrase.edges[0][2]:
+            return False
+        # a status of "it" with nothing named before it is no fact
+        return not (
+            rel == "HAS_STATUS"
+            and a
+            and any(x.kind == PRONOUN and not self.coref.things for x in a)
+        )
+
+    # --- nodes and edges --------------------------------------------------------------------
+
+    def _resolve(self, arg: Arg) -> tuple[str, str]:
+        """(name, label evidence) of an argument, pronouns resolved ("" when unresolved)."""
+        if arg.kind == PRONOUN:
+            name = self.coref.resolve(arg.name)
+            if name == self.coref.user:
+                return name, "Person"
+            return name, ("Person" if name and name == self.coref.last_person else "")
+        if arg.name in ("former", "latter"):
+            return self.coref.resolve("the " + arg.name), ""
+        if arg.name in ("user", "the user") or arg.words == ("user",):
+            return self.coref.user, "Person"
+        if arg.code:
+            label = (
+                "Error" if arg.code == "error" else ("Person" if arg.code == "userid" else "Tool")
+            )
+            return arg.name, label
+        return arg.name, ""
+
+    def _task_key(self, name: str) -> str:
+        """A task this memory or the nearby graph already knows by that short name."""
+        words = _content(name)
+        if not words:
+            return ""
+        tasks = [n.name for n in self.nodes.values() if n.label == "Task"] + self.known_tasks
+        found = [
+            t
+            for t in tasks
+            if words <= _content(t)
+            and len(words) >= 1
+            and (len(words) > 1 or len(_content(t)) <= 3)
+        ]
+        names = {name_key(t) for t in found}
+        if len(names) == 1:
+            return found[0]
+        return ""
+
+    def _node(self, name: str, label: str, *, standalone: bool = False) -> str:
+        display = display_name(name, self.ex.aliases)
+        key = name_key(display)
+        if not key or len(key) > 200:
+            return ""
+        node = self.nodes.get(key)
+        if node is None:
+            node = self.nodes[key] = _Node(display, label)
+        elif _LABEL_RANK.get(label, 0) > _LABEL_RANK.get(node.label, 0):
+            node.label = label
+        node.standalone = node.standalone or standalone
+        return key
+
+    def _end(self, arg: Arg, role_label: str, relation: str) -> str:
+        name, evidence = self._resolve(arg)
+        if not name:
+            return ""
+        label = evidence or role_label
+        if not evidence:
+            if arg.kind == TASK:
+                label = "Task"
+            head = arg.words[-1] if arg.words else ""
+            if head in self.lex.words("error_heads") and relation in ("CAUSES", "SOLVED_BY"):
+                label = "Error"
+            elif relation in _PERSON_RELATIONS and role_label == "Person":
+                label = "Person"
+        if (
+            relation in _TASKISH
+            and label in ("Task", "Resource", "Entity", "Concept")
+            and (arg.kind in (NP, TASK))
+        ):
+            known = self._task_key(name)
+            if known:
+                name, label = known, "Task"
+        return self._node(name, label, standalone=label in ("Task", "Error"))
+
+    def _edge(
+        self,
+        src: str,
+        rel: str,
+        dst: str,
+        conf: float,
+        fact: str,
+        when: datetime | None,
+        *,
+        negated: bool = False,
+        attrs: dict[str, Any] | None = None,
+    ) -> None:
+        if not src or not dst or src == dst:
+            return
+        key = (src, rel, dst, negated)
+        if key in self.edges:
+            return
+        # a changing fact holds from the time the text gives, else from when it was said
+        changing = rel in self.ex.config.single_valued or rel in _PERSON_RELATIONS
+        valid_from = (when or self.anchor) if changing else None
+        self.edges[key] = EdgeSpec(
+            src,
+            dst,
+            rel,
+            fact[:300],
+            conf,
+            valid_from=valid_from,
+            negated=negated,
+            attributes=attrs or {},
+        )
+
+    def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
+        conf = 0.6 if m.phrase.weak else 0.85
+        if any(t.lower in self.lex.words("hedges") for t in toks):
+            conf *= 0.7
+        for src_slot, rel, dst_slot in m.phrase.edges:
+            relation = rel
+            if "copula" in m.phrase.flags and all(self._person_like(x) for x in m.slots["A"]):
+                relation = "HAS_ROLE"
+            if "role_or_kind" in m.phrase.flags and not all(
+                self._person_like(x) for x in m.slots.get("A", [])
+            ):
+                relation = "IS_A"
+            src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
+            sources = m.slots.get(src_slot, [])
+            if dst_slot.startswith("="):
+                value = m.status if dst_slot == "=*" else dst_slot[1:]
+                targets_keys = [self._node(value, "Value")] if value else []
+                attrs = {"status": value}
+            else:
+                targets_keys = [
+                    self._end(t, dst_label, relation) for t in m.slots.get(dst_slot, [])
+                ]
+                attrs = {}
+            source_keys = [self._end(s, src_label, relation) for s in sources]
+            for s_key, t_key in itertools.product(source_keys, targets_keys):
+                if relation == "HAS_STATUS" and s_key in self.nodes and not m.negated:
+                    node = self.nodes[s_key]
+                    node.attributes["status"] = attrs.get("status", "")
+                    if node.label not in ("Task", "Project", "Person"):
+                        node.label = "Task"
+                self._edge(
+                    s_key, relation, t_key, conf, sentence, when, negated=m.negated, attrs=attrs
+                )
+        self._remember(m)
+
+    def _remember(self, m: Match) -> None:
+        ordered = sorted((a for args in m.slots.values() for a in args), key=lambda a: a.start)
+        names: list[str] = []
+        for arg in ordered:
+            name, label = self._resolve(arg)
+            if not name:
+                continue
+            key = name_key(display_name(name, self.ex.aliases))
+            node = self.nodes.get(key)
+            if label == "Person" or (node is not None and node.label == "Person"):
+                self.coref.saw_person(name)
+            else:
+                self.coref.saw_thing(node.name if node else name)
+            names.append(node.name if node else name)
+        for args in m.slots.values():
+            if len(args) == 2:
+                self.coref.saw_pair(self._resolve(args[0])[0], self._resolve(args[1])[0])
+
+    def _code_statement(self, toks: list[Token], sentence: str) -> None:
+        """ "json.loads parses a string": a code subject and what its verb acts on (weak)."""
+        k = 0
+        while k < len(toks) and toks[k].pos in ("DET", "ADV"):
+            k += 1
+        if (
+            k >= len(toks)
+            or toks[k].pos != CODE
+            or toks[k].inflected in ("error", "quoted", "userid")
+        ):
+            return
+        if k + 1 >= len(toks) or toks[k + 1].pos != VERB:
+            return
+        objs = self.ex.matcher.reader.after(toks, k + 2, len(toks), clause_ok=False, task_ok=False)
+        src = self._node(toks[k].text, "Tool", standalone=True)
+        for obj in objs[:2]:
+            dst = self._end(obj, "Concept", "RELATED_TO")
+            self._edge(src, "RELATED_TO", dst, 0.5, sentence, None)
+
+    def _plan(self) -> None:
+        plan = self.ex.plans.read(self.sentences)
+        if not plan.tasks:
+            return
+        keys: list[str] = []
+        for name, _ in plan.tasks:
+            key = self._task_key(name) or self._node(name, "Task", standalone=True)
+            node = self.nodes.get(key)
+            if node is None:
+                continue
+            node.label = "Task"
+            node.attributes.setdefault("status", "pending")
+            keys.append(key)
+        for (a, b), (_, fact) in zip(itertools.pairwise(keys), plan.tasks[1:], strict=False):
+            self._edge(a, "PRECEDES", b, 0.85, fact, None)
+        if plan.project:
+            project = self._node(plan.project, "Project", standalone=True)
+            for key in keys:
+                self._edge(project, "CONTAINS_TASK", key, 0.8, plan.project_sentence, None)
+
+    def _delta(self) -> GraphDelta:
+        used = {k for e in self.edges.values() for k in (e.source, e.target)}
+        nodes = []
+        for key, n in self.nodes.items():
+            if key not in used and not n.standalone:
+                continue
+            salience = 0.8 if n.label in ("Preference", "Error") else 0.5
+            nodes.append(
+                NodeSpec(
+                    key=key,
+                    name=n.name,
+                    label=n.label,
+                    aliases=tuple(sorted(n.aliases)),
+                    attributes=dict(n.attributes),
+                    confidence=n.confidence,
+                    salience=salience,
+                )
+            )
+        edges = tuple(self.edges.values())
+        kind: MemoryKind = self.memory.kind or "knowledge"
+        return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _is_code(name: str) -> bool:
+    return any(c in name for c in "()[]_.") and " " not in name.strip()
+
+
+__all__ = ["StructureExtractor"]
+_unused = (NOUN, Node)
