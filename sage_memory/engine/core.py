@@ -1,10 +1,18 @@
 """SageMemory: the facade over the four stages (extract, store, retrieve, evolve).
 
-It owns the wiring (store, vector index, embedder, extractor, retriever) and the write path:
+The facade owns its parts and delegates to them; it holds no logic of its own:
 
-    add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
-        -> one SQLite transaction (rows + journal) -> vector index sync
+    EngineContext (context.py)   store, index, embedder, extractor, retriever, schema, config,
+                                 lock, clock, open state, index sync
+    Lookup (lookup.py)           a memory by id, a node by name or id, an id's journal
+    WritePath (writes.py)        add -> validate -> embed -> extract (outside the lock)
+                                 -> plan in a unit of work -> one transaction -> index sync
+    ReadPath (reads.py)          search, explore, structure queries, stats
+    Evolution (evolution.py)     feedback, evolve, the review queue, merge, as_of
+    Maintenance (maintenance.py) undo, export, backup
 
+Each part takes the context (and the parts it calls), never the facade. The public keywords
+``user_id`` / ``agent_id`` / ``run_id`` become one :class:`~sage_memory.types.Scope` here.
 SQLite is the source of truth; the vector index is derived and repaired from it on open.
 """
 
@@ -12,78 +20,53 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal
 
 from sage_memory.config import SageConfig
 from sage_memory.embed import make_embedder
 from sage_memory.embed.base import Embedder
 from sage_memory.embed.tokens import LazyCounter, default_counter
+from sage_memory.engine import wiring
+from sage_memory.engine.context import Clock, ContextField, EngineContext, required, scope_of
+from sage_memory.engine.evolution import Evolution
 from sage_memory.engine.ingest import Ingestor
-from sage_memory.errors import (
-    ConfigError,
-    SageMemoryError,
-    StorageError,
-)
+from sage_memory.engine.lookup import Lookup
+from sage_memory.engine.maintenance import Maintenance
+from sage_memory.engine.reads import ReadPath
+from sage_memory.engine.writes import WritePath
+from sage_memory.errors import ConfigError, SageMemoryError
 from sage_memory.extract.base import Extractor
-from sage_memory.index.base import VectorIndex, collection_name
+from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
 from sage_memory.schema import Schema
 from sage_memory.store.base import GraphStore
 from sage_memory.types import (
+    AddResult,
+    Change,
+    EdgeHit,
+    EdgeSpec,
+    Memory,
+    MemoryKind,
+    Node,
+    NodeHit,
+    NodeSpec,
+    RetrievalResult,
+    Scope,
+    Subgraph,
+    Suggestion,
     utcnow,
 )
 
 if TYPE_CHECKING:
-    pass
-
-from sage_memory.engine.base import CHROMA_DIR, DB_FILE, LOCK_FILE, Clock
-from sage_memory.engine.evolution import EvolutionOps
-from sage_memory.engine.maintenance import MaintenanceOps
-from sage_memory.engine.reads import ReadPath
-from sage_memory.engine.writes import WritePath
+    from sage_memory.evolve.history import MemoryAsOf
+    from sage_memory.evolve.runner import EvolutionReport, Schedule
+    from sage_memory.retrieve import Retriever
 
 
-class _FolderLock:
-    """An exclusive advisory lock on the memory folder: one process owns it at a time.
-
-    Chroma's embedded client is not process-safe, so a second process gets a clear error
-    instead of a corrupted index.
-    """
-
-    def __init__(self, folder: Path) -> None:
-        self._file: IO[str] | None = None
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: no advisory locks, single process only
-            return
-        fh = open(folder / LOCK_FILE, "a+")  # noqa: SIM115 - held open for the lock's lifetime
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            fh.seek(0)
-            owner = fh.read().strip() or "another process"
-            fh.close()
-            raise StorageError(
-                f"{folder} is in use by {owner}. One process owns a memory folder at a time: "
-                "close the other SageMemory, or open a copy of the folder."
-            ) from exc
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"pid {os.getpid()}")
-        fh.flush()
-        self._file = fh
-
-    def release(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
-class SageMemory(WritePath, ReadPath, EvolutionOps, MaintenanceOps):
+class SageMemory:
     """Graph-structured long-term memory for LLM agents.
 
     Args:
@@ -114,217 +97,564 @@ class SageMemory(WritePath, ReadPath, EvolutionOps, MaintenanceOps):
         index: VectorIndex | None = None,
         clock: Clock | None = None,
     ) -> None:
-        self.config = config or SageConfig()
-        if not isinstance(self.config, SageConfig):
-            raise ConfigError(f"config must be a SageConfig, got {type(self.config).__name__}")
-        self._clock = clock or utcnow
-        self.path = None if path is None else Path(path)
-        self._lock = threading.RLock()
-        self._folder_lock: _FolderLock | None = None
-        self._closed = False
-        if self.path is not None:
-            self._open_folder(self.path)
+        config = config or SageConfig()
+        if not isinstance(config, SageConfig):
+            raise ConfigError(f"config must be a SageConfig, got {type(config).__name__}")
+        folder = None if path is None else Path(path)
+        self._folder_lock = None if folder is None else wiring.open_folder(folder)
+        self._schedule: Schedule | None = None
+        opened: list[Any] = []  # closed again when building a later part fails
         try:
-            self.store = store or self._default_store()
-            self.embedder = make_embedder(embedder or self.config.embedder)
-            self.index = index or self._default_index()
-            self._check_embedder()
-            self.llm = self._make_llm(llm)
-            self.schema = Schema.default(
-                self.config.extract.node_labels, self.config.extract.relation_types
-            )
-            self.extractor = extractor or self._default_extractor()
-            self._ingestor = Ingestor(self.index, self.embedder, self.schema, self.config.extract)
+            own_store = store or wiring.default_store(folder)
+            opened.append(own_store)
+            own_embedder = make_embedder(embedder or config.embedder)
+            own_index = index or wiring.default_index(config, folder)
+            opened.append(own_index)
+            wiring.check_embedder(own_store, own_embedder)
+            chat = wiring.make_llm(config, llm)
+            schema = Schema.default(config.extract.node_labels, config.extract.relation_types)
             from sage_memory.retrieve import Retriever
 
-            self.retriever = Retriever(
-                self.store,
-                self.index,
-                self.embedder,
-                self.config.retrieve,
+            retriever = Retriever(
+                own_store,
+                own_index,
+                own_embedder,
+                config.retrieve,
                 counter=LazyCounter(default_counter),
             )
-            self._reconcile_or_rebuild(own_index=index is None)
-            self._wire_evolver()
+            opened.append(retriever)
+            self._ctx = EngineContext(
+                config=config,
+                path=folder,
+                store=own_store,
+                index=own_index,
+                embedder=own_embedder,
+                llm=chat,
+                extractor=extractor or wiring.default_extractor(config, chat),
+                schema=schema,
+                retriever=retriever,
+                ingestor=Ingestor(own_index, own_embedder, schema, config.extract),
+                clock=clock or utcnow,
+            )
+            wiring.reconcile_or_rebuild(self._ctx, own_index=index is None)
+            self._wire_parts()
         except BaseException:
-            self._release()
+            ctx = getattr(self, "_ctx", None)
+            self._release([ctx.retriever, ctx.index, ctx.store] if ctx else opened[::-1])
             raise
 
-    def _wire_evolver(self) -> None:
-        """The access log, the evolver (logic in sage_memory/evolve/) and its triggers."""
-        from sage_memory.evolve.access import AccessRecorder
-        from sage_memory.evolve.runner import Evolver, Schedule, Triggers
+    def _wire_parts(self) -> None:
+        """The parts over the context, and the evolver's schedule (logic in evolve/)."""
+        ctx = self._ctx
+        self._lookup = Lookup(ctx)
+        self._evolution = Evolution(ctx, self._lookup, self._open_view)
+        self._reads = ReadPath(ctx, self._lookup, self._evolution)
+        self._writes = WritePath(ctx, self._lookup, self._evolution)
+        self._maintenance = Maintenance(ctx)
+        if ctx.config.evolve.schedule_seconds > 0:
+            from sage_memory.evolve.runner import Schedule
 
-        self._access = AccessRecorder(self.store, self.config.evolve)
-        self._evolver = Evolver(
-            self.store,
-            self.index,
-            self.embedder,
-            self.config,
-            llm=self.llm,
-            relations=self.schema.relation_types,
-        )
-        self._learn_relations()
-        self._triggers = Triggers(self.store, self.config)
-        self._schedule: Schedule | None = None
-        if self.config.evolve.schedule_seconds > 0:
-            self._schedule = Schedule(self.config.evolve.schedule_seconds, self.evolve)
+            self._schedule = Schedule(ctx.config.evolve.schedule_seconds, self.evolve)
             self._schedule.start()
 
-    # -- wiring ----------------------------------------------------------------------------
-    def _open_folder(self, path: Path) -> None:
-        if path.exists() and not path.is_dir():
-            raise StorageError(f"{path} is a file; SageMemory(path=...) needs a folder")
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            probe = path / ".write-test"
-            probe.write_text("ok")
-            probe.unlink()
-        except OSError as exc:
-            raise StorageError(
-                f"cannot write to {path}: {exc.strerror or exc}. Choose a folder you can write to."
-            ) from exc
-        self._folder_lock = _FolderLock(path)
-
-    def _default_store(self) -> GraphStore:
-        if self.path is None:
-            from sage_memory.store.memory import InMemoryGraphStore
-
-            return InMemoryGraphStore()
-        from sage_memory.store.sqlite import SQLiteGraphStore
-
-        return SQLiteGraphStore(self.path / DB_FILE)
-
-    def _default_index(self) -> VectorIndex:
-        kind = self.config.vector_index
-        if kind == "auto":
-            kind = "numpy" if self.path is None else "chroma"
-        if kind == "numpy":
-            from sage_memory.index.numpy import NumpyVectorIndex
-
-            return NumpyVectorIndex()
-        from sage_memory.index.chroma import ChromaVectorIndex
-
-        chroma_path = None if self.path is None else self.path / CHROMA_DIR
-        # Chroma's default ef_search (100) found about half of the true top-10 on random
-        # vectors and 95% on clustered ones; 200 lifts that at about 1 ms more per query.
-        hnsw = {"ef_search": 200, "ef_construction": 200, "max_neighbors": 32}
-        try:
-            return ChromaVectorIndex(chroma_path, hnsw=hnsw)
-        except StorageError as exc:
-            if chroma_path is None or not chroma_path.is_dir():
-                raise
-            self._discard_index(chroma_path, exc)
-            return ChromaVectorIndex(chroma_path, hnsw=hnsw)
-
-    @staticmethod
-    def _discard_index(folder: Path, exc: Exception) -> None:
-        """Delete a damaged index folder: it is derived data, rebuilt from SQLite."""
-        import shutil
-        import warnings
-
-        warnings.warn(
-            f"the vector index in {folder} is damaged ({exc}); rebuilding it from the SQLite "
-            "store, which holds every vector",
-            RuntimeWarning,
-            stacklevel=4,
+    def _open_view(
+        self, config: SageConfig, store: GraphStore, index: VectorIndex, clock: Clock
+    ) -> SageMemory:
+        """A second engine over a snapshot store (for :meth:`as_of`), sharing no folder."""
+        ctx = self._ctx
+        return SageMemory(
+            config=config,
+            embedder=ctx.embedder,
+            extractor=ctx.extractor,
+            store=store,
+            index=index,
+            clock=clock,
         )
-        shutil.rmtree(folder)
 
-    def _check_embedder(self) -> None:
-        signature = f"{self.embedder.name}:{self.embedder.dim}"
-        stored = self.store.get_meta("embedder")
-        if stored is None:
-            self.store.set_meta("embedder", signature)
-        elif stored != signature:
-            raise ConfigError(
-                f"this memory was embedded with {stored}, not {signature}; vectors of two models "
-                f"cannot be mixed. Open it with embedder={stored.rsplit(':', 1)[0]!r}, or export "
-                "it and load the export with the new embedder."
-            )
+    # -- the wiring, readable (and replaceable, as tests do with the extractor) ------------
+    config: ContextField[SageConfig] = ContextField("The :class:`SageConfig` in use.")
+    path: ContextField[Path | None] = ContextField("The memory folder; None: in memory.")
+    store: ContextField[GraphStore] = ContextField("The graph store (the source of truth).")
+    index: ContextField[VectorIndex] = ContextField("The vector index (derived).")
+    embedder: ContextField[Embedder] = ContextField("The embedder of texts and names.")
+    llm: ContextField[ChatModel | None] = ContextField("The chat model, or None.")
+    extractor: ContextField[Extractor] = ContextField("Turns text into nodes and edges.")
+    schema: ContextField[Schema] = ContextField("The node labels and relation types.")
+    retriever: ContextField[Retriever] = ContextField("The retriever behind search.")
 
-    def _make_llm(self, llm: ChatModel | str | None) -> ChatModel | None:
-        spec = llm if llm is not None else self.config.llm
-        if spec is None:
-            return None
-        from sage_memory.llm import make_chat_model
+    def now(self) -> datetime:
+        """The engine's clock (UTC); injectable through ``SageMemory(clock=...)``."""
+        return self._ctx.now()
 
-        return make_chat_model(spec, **dict(self.config.llm_kwargs))
+    # -- writing ---------------------------------------------------------------------------
+    def add(
+        self,
+        data: str | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        timestamp: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        kind: MemoryKind | None = None,
+        source: str | None = None,
+        infer: bool = True,
+    ) -> AddResult:
+        """Remember a text, a chat message or a list of messages.
 
-    def _default_extractor(self) -> Extractor:
-        mode = self.config.extract.mode
-        if mode == "llm" and self.llm is None:  # checked first: a config error fails fast
-            raise ConfigError("extract.mode='llm' needs an LLM: pass llm=... or config.llm")
-        if mode == "structure":
-            from sage_memory.extract.structure import StructureExtractor
+        The text is stored and embedded, then (unless ``infer=False``) turned into nodes and
+        edges. If extraction fails the memory is still stored, with the failure recorded on it.
+        A list of messages becomes one memory per message; the result describes the first, and
+        ``memory_ids`` lists all.
 
-            return StructureExtractor(self.config.extract)
-        from sage_memory.extract.rules import RuleExtractor
+        Returns:
+            AddResult with the memory id, the nodes and edges it created or touched, the facts it
+            expired, the journal change ids and the LLM tokens used.
+        """
+        return self._writes.add(
+            data,
+            scope_of(user_id, agent_id, run_id),
+            timestamp=timestamp,
+            metadata=metadata,
+            kind=kind,
+            source=source,
+            infer=infer,
+        )
 
-        rules = RuleExtractor(self.config.extract)
-        if self.llm is not None and mode in ("auto", "llm"):
-            from sage_memory.extract.llm import LLMExtractor
+    def add_many(
+        self,
+        items: Iterable[str | Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        infer: bool = True,
+        progress: bool = False,
+        batch_size: int | None = None,
+    ) -> list[AddResult]:
+        """Remember many items with batched embedding and extraction.
 
-            return LLMExtractor(self.llm, self.config.extract, fallback=rules)
-        return rules
+        Items are strings or dicts ``{text, timestamp?, metadata?, kind?, source?, role?}``.
+        Each batch is one transaction: a batch that returned is durable.
+        """
+        return self._writes.add_many(
+            items,
+            scope_of(user_id, agent_id, run_id),
+            infer=infer,
+            progress=progress,
+            batch_size=batch_size,
+        )
 
-    def _reconcile_or_rebuild(self, *, own_index: bool) -> None:
-        """Reconcile; if our own on-disk index fails while doing so, rebuild it from scratch."""
-        try:
-            self._reconcile_index()
-        except StorageError as exc:
-            folder = None if self.path is None else self.path / CHROMA_DIR
-            if not own_index or folder is None or not folder.is_dir():
-                raise
-            self.index.close()
-            self._discard_index(folder, exc)
-            self.index = self._default_index()
-            self._ingestor.index = self.index
-            self.retriever.index = self.index
-            self._reconcile_index()
+    def update(
+        self,
+        memory_id: str,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        infer: bool = True,
+    ) -> AddResult:
+        """Replace a memory's text; what only the old text supported is removed, the new text
+        is extracted again. Journaled as one batch (undo restores the old text and graph)."""
+        return self._writes.update(
+            memory_id, text, scope_of(user_id, agent_id, run_id), infer=infer
+        )
 
-    def _reconcile_index(self) -> None:
-        """Make the derived vector index agree with SQLite (after a crash, or a lost index)."""
-        clean = self.store.get_meta("clean_shutdown") != "0"
-        for scope in self.store.partitions():
-            for entity in ("memory", "node"):
-                coll = collection_name(scope.key, entity)
-                truth = self.store.vector_ids(scope, entity)  # type: ignore[arg-type]
-                if clean and len(truth) == self.index.count(coll):
-                    continue
-                present = self.index.ids(coll)
-                missing = sorted(truth - present)
-                for i in range(0, len(missing), 1000):
-                    chunk = missing[i : i + 1000]
-                    vecs = self.store.get_vectors(chunk)
-                    ids = [c for c in chunk if c in vecs]
-                    if ids:
-                        self.index.upsert(coll, ids, np.stack([vecs[c] for c in ids]))
-                extra = sorted(present - truth)
-                if extra:
-                    self.index.delete(coll, extra)
-        if self.store.persistent:
-            self.store.set_meta("clean_shutdown", "0")
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> None:
+        """Forget a memory and everything derived only from it (nodes, edges, vectors, and the
+        journal entries that held its text). Deletion is final: it cannot be undone."""
+        self._writes.delete(memory_id, scope_of(user_id, agent_id, run_id))
+
+    def delete_all(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> int:
+        """Forget every memory of a scope (and the graph derived from them). Returns the count."""
+        return self._writes.delete_all(scope_of(user_id, agent_id, run_id))
+
+    def add_graph(
+        self,
+        text: str,
+        *,
+        nodes: Sequence[NodeSpec],
+        edges: Sequence[EdgeSpec] = (),
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        timestamp: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        kind: MemoryKind | None = None,
+    ) -> AddResult:
+        """Remember ``text`` together with the nodes and edges it states, as given.
+
+        No extractor runs: each node is the existing node of that exact name or alias, or a new
+        one; each edge links two of ``nodes`` by their ``key``. Journaled as one batch.
+        """
+        return self._writes.add_graph(
+            text,
+            scope_of(user_id, agent_id, run_id),
+            nodes=nodes,
+            edges=edges,
+            timestamp=timestamp,
+            metadata=metadata,
+            source=source,
+            kind=kind,
+        )
+
+    def delete_node(
+        self, name_or_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[Change]:
+        """Remove a node (by id or exact name) and its edges; undoable. Memories stay."""
+        return self._writes.delete_node(name_or_id, required(scope_of(user_id, agent_id)))
+
+    def delete_edge(
+        self, edge_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[Change]:
+        """Remove one edge by id; undoable. Its nodes and memories stay."""
+        return self._writes.delete_edge(edge_id, required(scope_of(user_id, agent_id)))
+
+    def graph(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        include_expired: bool = False,
+    ) -> Subgraph:
+        """Every node and (current, unless ``include_expired``) edge of a scope's graph."""
+        scope = required(scope_of(user_id, agent_id))
+        return self._writes.graph(scope, include_expired=include_expired)
+
+    def scopes(self) -> list[Scope]:
+        """Every scope partition (user_id, agent_id) that holds memories or graph items."""
+        return self._reads.scopes()
+
+    # -- reading ---------------------------------------------------------------------------
+    def get(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> Memory:
+        """One memory by id. With a scope, a memory of another scope is not found."""
+        return self._lookup.get(memory_id, scope_of(user_id, agent_id, run_id))
+
+    def get_all(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        include_archived: bool = False,
+    ) -> list[Memory]:
+        """Memories of a scope in time order."""
+        return self._reads.get_all(
+            scope_of(user_id, agent_id, run_id),
+            limit=limit,
+            offset=offset,
+            include_archived=include_archived,
+        )
+
+    def history(self, memory_id: str) -> list[Change]:
+        """The journal of one memory, node or edge id: every change, oldest first."""
+        return self._lookup.history(memory_id)
+
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        limit: int | None = None,
+        as_of: datetime | None = None,
+        context_tokens: int | None = None,
+    ) -> RetrievalResult:
+        """Hybrid search: ranked memories, graph nodes and edges, and a packed context."""
+        return self._reads.search(
+            query,
+            scope_of(user_id, agent_id, run_id),
+            limit=limit,
+            as_of=as_of,
+            context_tokens=context_tokens,
+        )
+
+    def explore(
+        self,
+        name_or_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        hops: int = 2,
+        relations: Sequence[str] | None = None,
+        include_expired: bool = False,
+        max_nodes: int = 200,
+    ) -> Subgraph:
+        """The subgraph around a node (found by id, exact name/alias, or best lexical match)."""
+        return self._reads.explore(
+            name_or_id,
+            required(scope_of(user_id, agent_id, run_id)),
+            hops=hops,
+            relations=relations,
+            include_expired=include_expired,
+            max_nodes=max_nodes,
+        )
+
+    def find_node(
+        self,
+        name_or_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        exact: bool = False,
+    ) -> Node:
+        """A node by id, by exact name or alias, or (unless ``exact``) by the best lexical match
+        of its name."""
+        return self._lookup.find_node(
+            name_or_id, required(scope_of(user_id, agent_id, run_id)), exact=exact
+        )
+
+    def predecessors(
+        self,
+        task: str,
+        *,
+        transitive: bool = False,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What comes before ``task`` (PRECEDES into it, its BLOCKED_BY / DEPENDS_ON targets),
+        nearest first; ``transitive=True`` walks back up to 10 steps. Each hit's ``why`` names
+        the fact and the status."""
+        scope = required(scope_of(user_id, agent_id, run_id))
+        return self._reads.predecessors(task, scope, transitive=transitive, as_of=as_of)
+
+    def successors(
+        self,
+        task: str,
+        *,
+        transitive: bool = False,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What comes after ``task``, nearest first (see :meth:`predecessors`)."""
+        scope = required(scope_of(user_id, agent_id, run_id))
+        return self._reads.successors(task, scope, transitive=transitive, as_of=as_of)
+
+    def requirements(
+        self,
+        task: str,
+        *,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets."""
+        scope = required(scope_of(user_id, agent_id, run_id))
+        return self._reads.requirements(task, scope, as_of=as_of)
+
+    def next_steps(
+        self,
+        project_or_task: str,
+        *,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """The unfinished plan, what to do first at the front: for a project its open tasks
+        (ready ones first, in order); for a task its open predecessors, itself, what follows."""
+        scope = required(scope_of(user_id, agent_id, run_id))
+        return self._reads.next_steps(project_or_task, scope, as_of=as_of)
+
+    def path_between(
+        self,
+        source: str,
+        target: str,
+        *,
+        max_hops: int = 4,
+        relations: Sequence[str] | None = None,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[EdgeHit]:
+        """A shortest chain of current facts between two nodes (either direction); [] if none
+        within ``max_hops``."""
+        scope = required(scope_of(user_id, agent_id, run_id))
+        return self._reads.path_between(
+            source, target, scope, max_hops=max_hops, relations=relations, as_of=as_of
+        )
+
+    def neighbors(
+        self,
+        node: str,
+        *,
+        relations: Sequence[str] | None = None,
+        direction: Literal["out", "in", "both"] = "both",
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """Nodes one current fact away, through ``relations`` (all when None)."""
+        return self._reads.neighbors(
+            node,
+            scope_of(user_id, agent_id, run_id),
+            relations=relations,
+            direction=direction,
+            as_of=as_of,
+        )
+
+    def stats(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Counts for a scope, or for the whole store when no scope is given."""
+        return self._reads.stats(scope_of(user_id, agent_id, run_id))
+
+    # -- evolution (logic in sage_memory/evolve/) -----------------------------------------
+    def feedback(
+        self,
+        ids: str | Sequence[str],
+        *,
+        used: bool = True,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        result: RetrievalResult | None = None,
+    ) -> str:
+        """Say which memories or nodes were actually used (``used=False``: were useless).
+
+        Feedback counts more than being returned by a search. It is paired with the nodes of
+        ``result``, or else of the scope's last search within the hour, so the evolver learns
+        which answers go with which questions. Returns the access event id.
+        """
+        scope = scope_of(user_id, agent_id, run_id)
+        return self._evolution.feedback(ids, scope, used=used, result=result)
+
+    def evolve(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        dry_run: bool = False,
+        operations: Sequence[str] | None = None,
+    ) -> EvolutionReport:
+        """One bounded evolution pass over a scope (every scope when none is given).
+
+        Reinforces and decays edge weights from the access log, settles clear conflicts, finds
+        duplicates, communities and relation patterns, archives stale memories and removes
+        orphans. What ``config.evolve.auto_apply`` allows is applied as one journal batch
+        (``undo(report.batch_id)`` reverts it); the rest is queued for :meth:`review`.
+        ``dry_run=True`` writes nothing and reports what would happen.
+        """
+        scope = scope_of(user_id, agent_id, run_id)
+        return self._evolution.evolve(scope, dry_run=dry_run, operations=operations)
+
+    def review(
+        self, *, user_id: str | None = None, agent_id: str | None = None, status: str = "open"
+    ) -> list[Suggestion]:
+        """The review queue: suggestions the evolver may not apply on its own, oldest first."""
+        return self._evolution.review(scope_of(user_id, agent_id), status)
+
+    def accept(self, suggestion_id: str) -> list[Change]:
+        """Apply a suggestion (planned again on the graph as it is now) as one batch.
+
+        Returns the changes; ``undo(changes[0].batch_id)`` reverts them.
+        """
+        return self._evolution.accept(suggestion_id)
+
+    def reject(self, suggestion_id: str) -> Suggestion:
+        """Drop a suggestion from the queue; the same suggestion is not made again."""
+        return self._evolution.reject(suggestion_id)
+
+    def merge(
+        self,
+        keep: str,
+        other: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[Change]:
+        """Merge node ``other`` into node ``keep`` (names or ids): every edge is re-pointed and
+        the names kept as aliases. One batch; ``undo(changes[0].batch_id)`` restores both."""
+        return self._evolution.merge(keep, other, required(scope_of(user_id, agent_id)))
+
+    def as_of(self, at: datetime) -> MemoryAsOf:
+        """A read-only view of the whole memory as it was at system time ``at``, rebuilt from
+        the journal: get, get_all, search, explore, find_node, graph, stats, history, export."""
+        return self._evolution.as_of(at)
+
+    # -- journal, export, backup ------------------------------------------------------------
+    def undo(self, change_or_batch_id: str, *, force: bool = False) -> list[Change]:
+        """Undo one journaled change, or every change of a batch (an add, a merge, a run).
+
+        Refuses when a later change touched the same rows, unless ``force=True`` (which then
+        overwrites the later changes too). Returns the changes the undo applied.
+        """
+        return self._maintenance.undo(change_or_batch_id, force=force)
+
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        format: str = "jsonl",
+    ) -> int:
+        """Write memories, nodes and edges to a file: "jsonl" (lossless, for :meth:`load`) or
+        "graphml" (the graph, for graph tools). Returns the number of records written."""
+        return self._maintenance.export(path, scope_of(user_id, agent_id), format)
+
+    def backup(self, target: str | os.PathLike[str]) -> Path:
+        """A consistent copy of the memory folder while it stays in use (SQLite online backup;
+        the vector index is rebuilt from it when the copy is opened)."""
+        return self._maintenance.backup(target)
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
         """Flush and release the folder. Safe to call twice."""
-        schedule = getattr(self, "_schedule", None)
-        if schedule is not None:
-            schedule.stop()  # outside the lock: a scheduled pass holds it while it runs
-        with self._lock:
-            if self._closed:
+        if self._schedule is not None:
+            self._schedule.stop()  # outside the lock: a scheduled pass holds it while it runs
+        ctx = self._ctx
+        with ctx.lock:
+            if ctx.closed:
                 return
-            self._closed = True
+            ctx.closed = True
             with contextlib.suppress(SageMemoryError, OSError):
-                self._access.flush()
-            if self.store.persistent:
+                self._evolution.flush_access()
+            if ctx.store.persistent:
                 with contextlib.suppress(SageMemoryError, OSError):
-                    self.store.set_meta("clean_shutdown", "1")
-            self._release()
+                    ctx.store.set_meta("clean_shutdown", "1")
+            self._release([ctx.retriever, ctx.index, ctx.store])
 
-    def _release(self) -> None:
-        closers = (getattr(self, n, None) for n in ("retriever", "index", "store"))
+    def _release(self, closers: Sequence[Any]) -> None:
         for closer in closers:
             if closer is not None:
                 with contextlib.suppress(Exception):
@@ -351,7 +681,7 @@ class SageMemory(WritePath, ReadPath, EvolutionOps, MaintenanceOps):
 
         mem = cls(path, **kwargs)
         try:
-            import_jsonl(mem, Path(export_path))
+            import_jsonl(mem._ctx, Path(export_path))
         except BaseException:
             mem.close()
             raise

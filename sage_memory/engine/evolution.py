@@ -1,176 +1,177 @@
-"""The evolver's surface on the facade (logic in sage_memory/evolve/)."""
+"""The evolver's surface in the engine (logic in sage_memory/evolve/).
+
+This part owns the evolver's wiring: the access log (what searches returned, what feedback
+said), the evolver itself and its triggers. The other parts ask it to record, flush and run.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from sage_memory.engine.context import EngineContext, required
 from sage_memory.engine.journal import Batch
+from sage_memory.engine.lookup import Lookup
 from sage_memory.engine.unit import UnitOfWork
-from sage_memory.errors import (
-    ValidationError,
-)
+from sage_memory.errors import ValidationError
+from sage_memory.index.base import VectorIndex
 from sage_memory.schema import Schema
-from sage_memory.types import (
-    Change,
-    RetrievalResult,
-    Scope,
-    Suggestion,
-    as_utc,
-)
+from sage_memory.store.base import GraphStore
+from sage_memory.types import Change, RetrievalResult, Scope, Suggestion, as_utc
 
 if TYPE_CHECKING:
-    from sage_memory.evolve.history import MemoryAsOf
+    from sage_memory.config import SageConfig
+    from sage_memory.evolve.history import MemoryAsOf, Reader
     from sage_memory.evolve.runner import EvolutionReport
 
-from sage_memory.engine.base import EngineBase
+#: Opens a read-only engine over a snapshot store: (config, store, index, clock) -> engine.
+#: The facade passes its own constructor, so this module never imports the facade.
+ViewFactory = Callable[["SageConfig", GraphStore, VectorIndex, Callable[[], datetime]], "Reader"]
 
 
-class EvolutionOps(EngineBase):
-    """The evolver's surface on the facade (logic in sage_memory/evolve/)."""
+class Evolution:
+    """Feedback, evolution passes, the review queue, manual merges and time travel."""
 
-    # -- evolution (logic in sage_memory/evolve/) -----------------------------------------
-    def _learn_relations(self) -> None:
+    def __init__(self, ctx: EngineContext, lookup: Lookup, open_view: ViewFactory) -> None:
+        from sage_memory.evolve.access import AccessRecorder
+        from sage_memory.evolve.runner import Evolver, Triggers
+
+        self.ctx = ctx
+        self.lookup = lookup
+        self.open_view = open_view
+        self.access = AccessRecorder(ctx.store, ctx.config.evolve)
+        self.evolver = Evolver(
+            ctx.store,
+            ctx.index,
+            ctx.embedder,
+            ctx.config,
+            llm=ctx.llm,
+            relations=ctx.schema.relation_types,
+        )
+        self.learn_relations()
+        self.triggers = Triggers(ctx.store, ctx.config)
+
+    def learn_relations(self) -> None:
         """Add relation types accepted from the review queue to the schema."""
-        learned = frozenset(self._evolver.learned_relations()) - self.schema.relation_types
+        schema = self.ctx.schema
+        learned = frozenset(self.evolver.learned_relations()) - schema.relation_types
         if learned:
-            self.schema = Schema(self.schema.node_labels, self.schema.relation_types | learned)
-            self._ingestor.schema = self.schema
+            self.ctx.set_schema(Schema(schema.node_labels, schema.relation_types | learned))
+
+    def record_search(self, result: RetrievalResult) -> None:
+        """Buffer a search for the access log; the evolver learns from it."""
+        self.access.record_search(result, self.ctx.now())
+
+    def flush_access(self) -> None:
+        """Write the buffered access events (before rows they mention are purged)."""
+        self.access.flush()
+
+    def quality(self, partitions: Sequence[Scope]) -> dict[str, Any] | None:
+        """Graph quality as the last evolution run measured it (None before any run)."""
+        return self.evolver.quality(list(partitions))
 
     def feedback(
         self,
         ids: str | Sequence[str],
+        scope: Scope | None,
         *,
-        used: bool = True,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        result: RetrievalResult | None = None,
+        used: bool,
+        result: RetrievalResult | None,
     ) -> str:
-        """Say which memories or nodes were actually used (``used=False``: were useless).
-
-        Feedback counts more than being returned by a search. It is paired with the nodes of
-        ``result``, or else of the scope's last search within the hour, so the evolver learns
-        which answers go with which questions. Returns the access event id.
-        """
-        self._check_open()
+        """Record which ids were used (or useless); returns the access event id."""
+        self.ctx.check_open()
         items = [ids] if isinstance(ids, str) else list(ids)
         if not items or not all(isinstance(i, str) and i for i in items):
             raise ValidationError("feedback needs one or more memory or node ids")
-        scope = Scope(user_id, agent_id, run_id)
-        event = self._access.record_feedback(scope, items, used=used, at=self.now(), result=result)
+        event = self.access.record_feedback(
+            required(scope), items, used=used, at=self.ctx.now(), result=result
+        )
         return event.id
 
     def evolve(
         self,
+        scope: Scope | None,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
         dry_run: bool = False,
         operations: Sequence[str] | None = None,
     ) -> EvolutionReport:
-        """One bounded evolution pass over a scope (every scope when none is given).
-
-        Reinforces and decays edge weights from the access log, settles clear conflicts, finds
-        duplicates, communities and relation patterns, archives stale memories and removes
-        orphans. What ``config.evolve.auto_apply`` allows is applied as one journal batch
-        (``undo(report.batch_id)`` reverts it); the rest is queued for :meth:`review`.
-        ``dry_run=True`` writes nothing and reports what would happen.
-        """
-        self._check_open()
-        if user_id is None and agent_id is None and run_id is None:
-            scopes = self.store.partitions()
-        else:
-            scopes = [Scope(user_id, agent_id, run_id).partition]
-        with self._lock:
-            self._check_open()
-            self._access.flush()
-            now = self.now()
-            uow = UnitOfWork(self.store, Batch("evolver", "evolve", now))
-            run = self._evolver.plan(
+        """One bounded evolution pass over a scope's partition, or every partition."""
+        ctx = self.ctx
+        ctx.check_open()
+        scopes = ctx.store.partitions() if scope is None else [scope.partition]
+        with ctx.writing():
+            self.access.flush()
+            now = ctx.now()
+            uow = UnitOfWork(ctx.store, Batch("evolver", "evolve", now))
+            run = self.evolver.plan(
                 uow, scopes, now=now, batch_id=uow.batch.id, dry_run=dry_run, operations=operations
             )
             changes = [] if dry_run else uow.commit()
-            self._sync_index(changes, uow.vectors)
-            return self._evolver.finish(run, len(changes))
+            ctx.sync_index(changes, uow.vectors)
+            return self.evolver.finish(run, len(changes))
 
-    def review(
-        self, *, user_id: str | None = None, agent_id: str | None = None, status: str = "open"
-    ) -> list[Suggestion]:
-        """The review queue: suggestions the evolver may not apply on its own, oldest first."""
-        scope = None if user_id is None and agent_id is None else Scope(user_id, agent_id)
-        return self.store.list_suggestions(scope, status=status)
+    def after_add(self, scope: Scope, count: int) -> None:
+        """Run a pass when the triggers say so (every N adds, growth by X%)."""
+        if self.triggers.after_add(scope, count):
+            self.evolve(scope)
+
+    def review(self, scope: Scope | None, status: str) -> list[Suggestion]:
+        """Open (or ``status``) suggestions of a scope, or of every scope, oldest first."""
+        return self.ctx.store.list_suggestions(scope, status=status)
 
     def accept(self, suggestion_id: str) -> list[Change]:
-        """Apply a suggestion (planned again on the graph as it is now) as one batch.
-
-        Returns the changes; ``undo(changes[0].batch_id)`` reverts them.
-        """
-        self._check_open()
-        with self._lock:
-            now = self.now()
-            uow = UnitOfWork(self.store, Batch("user", f"accept {suggestion_id}", now))
-            suggestion, _ = self._evolver.accept(uow, suggestion_id, now)
+        """Apply a suggestion, planned again on the graph as it is now, as one batch."""
+        ctx = self.ctx
+        ctx.check_open()
+        with ctx.lock:
+            now = ctx.now()
+            uow = UnitOfWork(ctx.store, Batch("user", f"accept {suggestion_id}", now))
+            suggestion, _ = self.evolver.accept(uow, suggestion_id, now)
             changes = uow.commit()
-            self._sync_index(changes, uow.vectors)
-            self.store.set_suggestion_status([suggestion.id], "accepted", now, uow.batch.id)
-            self._learn_relations()
+            ctx.sync_index(changes, uow.vectors)
+            ctx.store.set_suggestion_status([suggestion.id], "accepted", now, uow.batch.id)
+            self.learn_relations()
             return changes
 
     def reject(self, suggestion_id: str) -> Suggestion:
-        """Drop a suggestion from the queue; the same suggestion is not made again."""
-        self._check_open()
-        suggestion = self._evolver.get_suggestion(suggestion_id)
-        self.store.set_suggestion_status([suggestion.id], "rejected", self.now())
-        return self._evolver.get_suggestion(suggestion_id)
+        """Drop a suggestion; the same suggestion is not made again."""
+        self.ctx.check_open()
+        suggestion = self.evolver.get_suggestion(suggestion_id)
+        self.ctx.store.set_suggestion_status([suggestion.id], "rejected", self.ctx.now())
+        return self.evolver.get_suggestion(suggestion_id)
 
-    def merge(
-        self,
-        keep: str,
-        other: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-    ) -> list[Change]:
-        """Merge node ``other`` into node ``keep`` (names or ids): every edge is re-pointed and
-        the names kept as aliases. One batch; ``undo(changes[0].batch_id)`` restores both."""
+    def merge(self, keep: str, other: str, scope: Scope) -> list[Change]:
+        """Merge node ``other`` into ``keep`` (names or ids) as one batch."""
         from sage_memory.evolve.proposal import apply_to
         from sage_memory.evolve.review import manual_merge
 
-        self._check_open()
-        kept = self.find_node(keep, user_id=user_id, agent_id=agent_id)
-        gone = self.find_node(other, user_id=user_id, agent_id=agent_id)
-        with self._lock:
-            now = self.now()
-            uow = UnitOfWork(self.store, Batch("user", f"merge {gone.id} into {kept.id}", now))
+        ctx = self.ctx
+        ctx.check_open()
+        kept = self.lookup.find_node(keep, scope)
+        gone = self.lookup.find_node(other, scope)
+        with ctx.lock:
+            now = ctx.now()
+            uow = UnitOfWork(ctx.store, Batch("user", f"merge {gone.id} into {kept.id}", now))
             apply_to(uow, manual_merge(uow, kept, gone, now))
             changes = uow.commit()
-            self._sync_index(changes, uow.vectors)
+            ctx.sync_index(changes, uow.vectors)
             return changes
 
     def as_of(self, at: datetime) -> MemoryAsOf:
-        """A read-only view of the whole memory as it was at system time ``at``, rebuilt from
-        the journal: get, get_all, search, explore, find_node, graph, stats, history, export."""
+        """A read-only view of the whole memory at system time ``at``, rebuilt from the journal."""
         from sage_memory.evolve.history import MemoryAsOf, snapshot_store
         from sage_memory.index.numpy import NumpyVectorIndex
 
-        self._check_open()
-        with self._lock:
-            snapshot = snapshot_store(self.store, self.embedder, at)
+        ctx = self.ctx
+        ctx.check_open()
+        with ctx.lock:
+            snapshot = snapshot_store(ctx.store, ctx.embedder, at)
         quiet = dataclasses.replace(
-            self.config.evolve, every_n_adds=0, every_growth_percent=0.0, schedule_seconds=0.0
+            ctx.config.evolve, every_n_adds=0, every_growth_percent=0.0, schedule_seconds=0.0
         )
-        from sage_memory.engine.core import SageMemory
-
-        inner = SageMemory(
-            config=self.config.but(evolve=quiet),
-            embedder=self.embedder,
-            extractor=self.extractor,
-            store=snapshot,
-            index=NumpyVectorIndex(),
-            clock=lambda: as_utc(at),
+        inner = self.open_view(
+            ctx.config.but(evolve=quiet), snapshot, NumpyVectorIndex(), lambda: as_utc(at)
         )
-        return MemoryAsOf(inner, at, self.history)
+        return MemoryAsOf(inner, at, self.lookup.history)

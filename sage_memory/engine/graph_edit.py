@@ -41,11 +41,11 @@ from sage_memory.types import (
 )
 
 if TYPE_CHECKING:
-    from sage_memory.engine.base import EngineBase
+    from sage_memory.engine.context import EngineContext
 
 
 def add_graph(
-    mem: EngineBase,
+    ctx: EngineContext,
     text: str,
     nodes: Sequence[NodeSpec],
     edges: Sequence[EdgeSpec],
@@ -57,11 +57,11 @@ def add_graph(
     kind: MemoryKind | None = None,
 ) -> AddResult:
     """Store ``text`` as a memory that states ``nodes`` and ``edges``, in one batch."""
-    text = check_text(text, mem.config.max_text_chars)
+    text = check_text(text, ctx.config.max_text_chars)
     meta = check_metadata(metadata)
     kind = check_kind(kind)
     _check_specs(nodes, edges)
-    now = mem.now()
+    now = ctx.now()
     memory = Memory(
         id=new_id(),
         text=text,
@@ -74,14 +74,13 @@ def add_graph(
         metadata=dict(meta or {}),
         extraction="skipped",
     )
-    vectors = mem.embedder.embed([text, *(s.name for s in nodes)])
-    with mem._lock:
-        mem._check_open()
-        uow = UnitOfWork(mem.store, Batch("user", "add_graph", now))
+    vectors = ctx.embedder.embed([text, *(s.name for s in nodes)])
+    with ctx.writing():
+        uow = UnitOfWork(ctx.store, Batch("user", "add_graph", now))
         uow.put(memory, vectors[0])
-        out = _Edit(mem, uow, memory, now).plan(nodes, edges, vectors[1:])
+        out = _Edit(ctx, uow, memory, now).plan(nodes, edges, vectors[1:])
         changes = uow.commit()
-        mem._sync_index(changes, uow.vectors)
+        ctx.sync_index(changes, uow.vectors)
     return AddResult(
         memory_id=memory.id,
         memory=memory,
@@ -119,7 +118,7 @@ def _check_specs(nodes: Sequence[NodeSpec], edges: Sequence[EdgeSpec]) -> None:
 class _Edit:
     """What planning one ``add_graph`` call needs at hand."""
 
-    mem: EngineBase
+    ctx: EngineContext
     uow: UnitOfWork
     memory: Memory
     now: datetime
@@ -165,7 +164,7 @@ class _Edit:
             id=new_id(),
             scope=self.scope,
             name=spec.name,
-            label=self.mem.schema.map_label(spec.label),
+            label=self.ctx.schema.map_label(spec.label),
             aliases=tuple(dict.fromkeys(a for a in spec.aliases if a and a != spec.name)),
             summary=spec.summary,
             attributes=dict(spec.attributes),
@@ -179,7 +178,7 @@ class _Edit:
         return node
 
     def edge_for(self, spec: EdgeSpec, src: str, dst: str) -> Edge:
-        relation, original = self.mem.schema.map_relation(spec.relation)
+        relation, original = self.ctx.schema.map_relation(spec.relation)
         attributes: dict[str, Any] = dict(spec.attributes)
         if original is not None:
             attributes["original_relation"] = original
@@ -218,36 +217,34 @@ class _Edit:
         return edge
 
 
-def delete_node(mem: EngineBase, node: Node) -> list[Change]:
+def delete_node(ctx: EngineContext, node: Node) -> list[Change]:
     """Remove a node and every edge that touches it, as one undoable batch.
 
     The memories that mention the node stay: this edits the graph, it does not forget text
     (``SageMemory.delete`` does that).
     """
-    with mem._lock:
-        mem._check_open()
-        uow = UnitOfWork(mem.store, Batch("user", f"delete node {node.id}", mem.now()))
+    with ctx.writing():
+        uow = UnitOfWork(ctx.store, Batch("user", f"delete node {node.id}", ctx.now()))
         for edge in uow.edges_of(node.scope, [node.id]):
             uow.remove(edge)
         uow.remove(node)
         changes = uow.commit()
-        mem._sync_index(changes, {})
+        ctx.sync_index(changes, {})
     return changes
 
 
-def delete_edge(mem: EngineBase, edge: Edge) -> list[Change]:
+def delete_edge(ctx: EngineContext, edge: Edge) -> list[Change]:
     """Remove one edge, as one undoable batch (its nodes and memories stay)."""
-    with mem._lock:
-        mem._check_open()
-        uow = UnitOfWork(mem.store, Batch("user", f"delete edge {edge.id}", mem.now()))
+    with ctx.writing():
+        uow = UnitOfWork(ctx.store, Batch("user", f"delete edge {edge.id}", ctx.now()))
         uow.remove(edge)
         changes = uow.commit()
     return changes
 
 
-def whole_graph(mem: EngineBase, scope: Scope, *, include_expired: bool = False) -> Subgraph:
+def whole_graph(ctx: EngineContext, scope: Scope, *, include_expired: bool = False) -> Subgraph:
     """Every node and edge of a partition (expired edges only when asked)."""
     part = scope.partition
-    nodes = mem.store.list_nodes(part)
-    edges = [e for e in mem.store.list_edges(part) if include_expired or e.is_current()]
+    nodes = ctx.store.list_nodes(part)
+    edges = [e for e in ctx.store.list_edges(part) if include_expired or e.is_current()]
     return Subgraph(part, (), tuple(nodes), tuple(edges))

@@ -1,4 +1,4 @@
-"""The read path: get, search, explore, structure queries, stats."""
+"""The read path: search, explore, structure queries, stats (single lookups: lookup.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from sage_memory.errors import (
     ValidationError,
 )
 from sage_memory.types import (
-    Change,
     Edge,
     Memory,
     Node,
@@ -24,73 +23,47 @@ from sage_memory.types import (
 if TYPE_CHECKING:
     from sage_memory.types import EdgeHit, NodeHit
 
-from sage_memory.engine.base import EngineBase
+from sage_memory.engine.context import EngineContext, required
+from sage_memory.engine.evolution import Evolution
+from sage_memory.engine.lookup import Lookup
 from sage_memory.retrieve import structure as st
 from sage_memory.retrieve.reader import GraphReader
 
 
-class ReadPath(EngineBase):
-    """The read path: get, search, explore, structure queries, stats."""
+class ReadPath:
+    """The read path: search, explore, structure queries and stats over the context."""
 
-    # -- reading ---------------------------------------------------------------------------
-    def get(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> Memory:
-        """One memory by id. With a scope, a memory of another scope is not found."""
-        if not isinstance(memory_id, str) or not memory_id:
-            raise ValidationError(f"memory_id must be a non-empty string, got {memory_id!r}")
-        if user_id is None and agent_id is None and run_id is None:
-            found = self.store.find_memory(memory_id)
-        else:
-            hits = self.store.get_memories(Scope(user_id, agent_id, run_id), [memory_id])
-            found = hits[0] if hits else None
-        if found is None:
-            raise NotFoundError(f"no memory with id {memory_id!r} in this scope")
-        return found
+    def __init__(self, ctx: EngineContext, lookup: Lookup, evolution: Evolution) -> None:
+        self.ctx = ctx
+        self.lookup = lookup
+        self.evolution = evolution
 
     def get_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-        include_archived: bool = False,
+        self, scope: Scope | None, *, limit: int | None, offset: int, include_archived: bool
     ) -> list[Memory]:
         """Memories of a scope in time order."""
-        scope = Scope(user_id, agent_id, run_id)
-        return self.store.list_memories(
-            scope, limit=limit, offset=offset, include_archived=include_archived
+        return self.ctx.store.list_memories(
+            required(scope), limit=limit, offset=offset, include_archived=include_archived
         )
-
-    def history(self, memory_id: str) -> list[Change]:
-        """The journal of one memory, node or edge id: every change, oldest first."""
-        return [c for _, c in self.store.journal(entity_id=memory_id)]
 
     def search(
         self,
         query: str,
+        scope: Scope | None,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        limit: int | None = None,
-        as_of: datetime | None = None,
-        context_tokens: int | None = None,
+        limit: int | None,
+        as_of: datetime | None,
+        context_tokens: int | None,
     ) -> RetrievalResult:
         """Hybrid search: ranked memories, graph nodes and edges, and a packed context."""
-        self._check_open()
+        ctx = self.ctx
+        ctx.check_open()
+        config = ctx.config
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query is empty; ask something, e.g. 'where does alice live?'")
-        if len(query) > self.config.max_text_chars:
+        if len(query) > config.max_text_chars:
             raise ValidationError(
-                f"query has {len(query):,} characters; the limit is {self.config.max_text_chars:,}"
+                f"query has {len(query):,} characters; the limit is {config.max_text_chars:,}"
             )
         check_unicode(query, "query")
         for name, value in (("limit", limit), ("context_tokens", context_tokens)):
@@ -100,32 +73,29 @@ class ReadPath(EngineBase):
                 raise ValidationError(f"{name}={value} must be at least 1 (None: the default)")
         if as_of is not None and not isinstance(as_of, datetime):
             raise ValidationError(f"as_of={as_of!r} must be a datetime or None")
-        scope = Scope(user_id, agent_id, run_id)
-        result = self.retriever.search(
+        result = ctx.retriever.search(
             query,
-            scope,
-            limit=limit or self.config.retrieve.limit,
+            required(scope),
+            limit=limit or config.retrieve.limit,
             as_of=as_of,
-            context_tokens=context_tokens or self.config.retrieve.context_tokens,
-            now=self.now(),
+            context_tokens=context_tokens or config.retrieve.context_tokens,
+            now=ctx.now(),
         )
-        self._access.record_search(result, self.now())  # buffered; the evolver learns from it
+        self.evolution.record_search(result)  # buffered; the evolver learns from it
         return result
 
     def explore(
         self,
         name_or_id: str,
+        asked: Scope,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        hops: int = 2,
-        relations: Sequence[str] | None = None,
-        include_expired: bool = False,
-        max_nodes: int = 200,
+        hops: int,
+        relations: Sequence[str] | None,
+        include_expired: bool,
+        max_nodes: int,
     ) -> Subgraph:
         """The subgraph around a node (found by id, exact name/alias, or best lexical match)."""
-        asked = Scope(user_id, agent_id, run_id)
+        store = self.ctx.store
         scope = asked.partition
         if not isinstance(hops, int) or isinstance(hops, bool) or not 0 <= hops <= 6:
             raise ValidationError(f"hops={hops!r}: use an integer from 0 to 6")
@@ -133,22 +103,22 @@ class ReadPath(EngineBase):
         # support (Scope's contract), not the graph other sessions built.
         run_memories: set[str] | None = None
         if asked.run_id is not None and scope.run_id is None:
-            run_memories = {m.id for m in self.store.list_memories(asked, include_archived=True)}
+            run_memories = {m.id for m in store.list_memories(asked, include_archived=True)}
 
         def visible(item: Node | Edge) -> bool:
             return run_memories is None or not run_memories.isdisjoint(item.memory_ids)
 
-        start = self.find_node(name_or_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        start = self.lookup.find_node(name_or_id, asked)
         if not visible(start):
             raise NotFoundError(f"no node named or with id {name_or_id!r} in this run")
-        rels = [self.schema.map_relation(r)[0] for r in relations] if relations else None
+        rels = self._relations(relations)
         nodes: dict[str, Node] = {start.id: start}
         edges: dict[str, Edge] = {}
         frontier = [start.id]
         for _ in range(hops):
             if not frontier or len(nodes) >= max_nodes:
                 break
-            found = self.store.edges_of(scope, frontier, relations=rels)
+            found = store.edges_of(scope, frontier, relations=rels)
             nxt: list[str] = []
             for e in found:
                 if (not include_expired and not e.is_current()) or not visible(e):
@@ -157,119 +127,60 @@ class ReadPath(EngineBase):
                 for nid in (e.source_id, e.target_id):
                     if nid not in nodes and nid not in nxt and len(nodes) + len(nxt) < max_nodes:
                         nxt.append(nid)
-            for n in self.store.get_nodes(scope, nxt):
+            for n in store.get_nodes(scope, nxt):
                 if visible(n):
                     nodes[n.id] = n
             frontier = [n for n in nxt if n in nodes]
         kept = {e.id: e for e in edges.values() if e.source_id in nodes and e.target_id in nodes}
         return Subgraph(scope, (start.id,), tuple(nodes.values()), tuple(kept.values()))
 
-    def find_node(
-        self,
-        name_or_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        exact: bool = False,
-    ) -> Node:
-        """A node by id, by exact name or alias, or (unless ``exact``) by the best lexical match
-        of its name."""
-        scope = Scope(user_id, agent_id, run_id).partition
-        if not isinstance(name_or_id, str) or not name_or_id.strip():
-            raise ValidationError("give a node name or id to explore from")
-        by_id = self.store.get_nodes(scope, [name_or_id])
-        if by_id:
-            return by_id[0]
-        from sage_memory.entities.names import match_key, merge_aliases
-
-        norm = match_key(name_or_id, merge_aliases(self.config.extract.aliases), builtin=False)
-        named = self.store.find_nodes(scope, [name_or_id, norm])
-        if named:
-            return max(named, key=lambda n: (len(n.memory_ids), n.salience))
-        lexical = [] if exact else self.store.search_text(scope, name_or_id, entity="node", limit=1)
-        if lexical:
-            return self.store.get_nodes(scope, [lexical[0][0]])[0]
-        raise NotFoundError(f"no node named or with id {name_or_id!r} in this scope")
+    def _relations(self, relations: Sequence[str] | None) -> list[str] | None:
+        """Relation names as the schema spells them (None: every relation)."""
+        if not relations:
+            return None
+        return [self.ctx.schema.map_relation(r)[0] for r in relations]
 
     # -- structure queries (logic in sage_memory.retrieve.structure) -----------------------
-    def _walk(
+    def walk(
         self,
         name_or_id: str,
         scope: Scope,
         steps: Callable[[GraphReader, Node], Sequence[st.Step]],
     ) -> list[NodeHit]:
         """Find the start node in ``scope``, walk the graph from it, and rank what was found."""
-        node = self.find_node(
-            name_or_id, user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id
-        )
-        reader = st.reader(self.store, scope)
+        node = self.lookup.find_node(name_or_id, scope)
+        reader = st.reader(self.ctx.store, scope)
         return st.node_hits(reader, node.scope, steps(reader, node))
 
     def predecessors(
-        self,
-        task: str,
-        *,
-        transitive: bool = False,
-        as_of: datetime | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        self, task: str, scope: Scope, *, transitive: bool, as_of: datetime | None
     ) -> list[NodeHit]:
-        """What comes before ``task`` (PRECEDES into it, its BLOCKED_BY / DEPENDS_ON targets),
-        nearest first; ``transitive=True`` walks back up to 10 steps. Each hit's ``why`` names
-        the fact and the status."""
-        scope = Scope(user_id, agent_id, run_id)
-        return self._walk(
+        """What comes before ``task``, nearest first."""
+        return self.walk(
             task,
             scope,
             lambda g, n: st.predecessors(g, n.scope, n.id, transitive=transitive, at=as_of),
         )
 
     def successors(
-        self,
-        task: str,
-        *,
-        transitive: bool = False,
-        as_of: datetime | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        self, task: str, scope: Scope, *, transitive: bool, as_of: datetime | None
     ) -> list[NodeHit]:
-        """What comes after ``task``, nearest first (see :meth:`predecessors`)."""
-        scope = Scope(user_id, agent_id, run_id)
-        return self._walk(
+        """What comes after ``task``, nearest first."""
+        return self.walk(
             task,
             scope,
             lambda g, n: st.successors(g, n.scope, n.id, transitive=transitive, at=as_of),
         )
 
-    def requirements(
-        self,
-        task: str,
-        *,
-        as_of: datetime | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> list[NodeHit]:
+    def requirements(self, task: str, scope: Scope, *, as_of: datetime | None) -> list[NodeHit]:
         """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets."""
-        scope = Scope(user_id, agent_id, run_id)
-        return self._walk(task, scope, lambda g, n: st.requirements(g, n.scope, n.id, at=as_of))
+        return self.walk(task, scope, lambda g, n: st.requirements(g, n.scope, n.id, at=as_of))
 
     def next_steps(
-        self,
-        project_or_task: str,
-        *,
-        as_of: datetime | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        self, project_or_task: str, scope: Scope, *, as_of: datetime | None
     ) -> list[NodeHit]:
-        """The unfinished plan, what to do first at the front: for a project its open tasks
-        (ready ones first, in order); for a task its open predecessors, itself, what follows."""
-        scope = Scope(user_id, agent_id, run_id)
-        return self._walk(
+        """The unfinished plan, what to do first at the front."""
+        return self.walk(
             project_or_task, scope, lambda g, n: st.next_steps(g, n.scope, n.id, at=as_of)
         )
 
@@ -277,70 +188,63 @@ class ReadPath(EngineBase):
         self,
         source: str,
         target: str,
+        scope: Scope,
         *,
-        max_hops: int = 4,
-        relations: Sequence[str] | None = None,
-        as_of: datetime | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        max_hops: int,
+        relations: Sequence[str] | None,
+        as_of: datetime | None,
     ) -> list[EdgeHit]:
-        """A shortest chain of current facts between two nodes (either direction); [] if none
-        within ``max_hops``."""
-        a = self.find_node(source, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        b = self.find_node(target, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        rels = [self.schema.map_relation(r)[0] for r in relations] if relations else None
-        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
+        """A shortest chain of current facts between two nodes; [] if none within max_hops."""
+        a = self.lookup.find_node(source, scope)
+        b = self.lookup.find_node(target, scope)
+        rels = self._relations(relations)
+        store = st.reader(self.ctx.store, scope)
         edges = st.path(store, a.scope, a.id, b.id, max_hops=max_hops, relations=rels, at=as_of)
         return st.edge_hits(store, a.scope, edges)
 
     def neighbors(
         self,
         node: str,
+        scope: Scope | None,
         *,
-        relations: Sequence[str] | None = None,
-        direction: Literal["out", "in", "both"] = "both",
-        as_of: datetime | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        relations: Sequence[str] | None,
+        direction: Literal["out", "in", "both"],
+        as_of: datetime | None,
     ) -> list[NodeHit]:
         """Nodes one current fact away, through ``relations`` (all when None)."""
         if direction not in ("out", "in", "both"):
             raise ValidationError(f"direction={direction!r}: use 'out', 'in' or 'both'")
-        start = self.find_node(node, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        rels = [self.schema.map_relation(r)[0] for r in relations] if relations else None
-        store = st.reader(self.store, Scope(user_id, agent_id, run_id))
+        asked = required(scope)
+        start = self.lookup.find_node(node, asked)
+        rels = self._relations(relations)
+        store = st.reader(self.ctx.store, asked)
         steps = st.neighbors(
             store, start.scope, start.id, relations=rels, direction=direction, at=as_of
         )
         return st.node_hits(store, start.scope, steps)
 
-    def stats(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> dict[str, Any]:
+    def stats(self, scope: Scope | None) -> dict[str, Any]:
         """Counts for a scope, or for the whole store when no scope is given."""
-        if user_id is None and agent_id is None and run_id is None:
-            scopes = self.store.partitions()
-        else:
-            scopes = [Scope(user_id, agent_id, run_id)]
+        ctx = self.ctx
+        store = ctx.store
+        scopes = store.partitions() if scope is None else [scope]
         memories = nodes = edges = 0
         for s in scopes:
-            memories += self.store.count_memories(s)
-            n, e = self.store.count_graph(s.partition)
+            memories += store.count_memories(s)
+            n, e = store.count_graph(s.partition)
             nodes, edges = nodes + n, edges + e
         return {
             "scopes": len(scopes),
             "memories": memories,
             "nodes": nodes,
             "edges": edges,
-            "embedder": f"{self.embedder.name}:{self.embedder.dim}",
-            "extractor": getattr(self.extractor, "name", type(self.extractor).__name__),
-            "path": None if self.path is None else str(self.path),
+            "embedder": f"{ctx.embedder.name}:{ctx.embedder.dim}",
+            "extractor": getattr(ctx.extractor, "name", type(ctx.extractor).__name__),
+            "path": None if ctx.path is None else str(ctx.path),
             # graph quality as the last evolution run measured it (None before any run)
-            "quality": self._evolver.quality([s.partition for s in scopes]),
+            "quality": self.evolution.quality([s.partition for s in scopes]),
         }
+
+    def scopes(self) -> list[Scope]:
+        """Every scope partition that holds memories or graph items."""
+        return self.ctx.store.partitions()

@@ -20,45 +20,45 @@ from sage_memory.errors import StorageError, ValidationError
 from sage_memory.types import Memory, Node, Scope
 
 if TYPE_CHECKING:
-    from sage_memory.engine.base import EngineBase
+    from sage_memory.engine.context import EngineContext
 
 FORMAT = "sage_memory.export"
 VERSION = 1
 _PAGE = 2000
 
 
-def _records(mem: EngineBase, scopes: Sequence[Scope]) -> Iterator[tuple[str, Any]]:
+def _records(ctx: EngineContext, scopes: Sequence[Scope]) -> Iterator[tuple[str, Any]]:
     for scope in scopes:
         offset = 0
-        while page := mem.store.list_memories(
+        while page := ctx.store.list_memories(
             scope, limit=_PAGE, offset=offset, include_archived=True
         ):
             yield from (("memory", m) for m in page)
             offset += len(page)
         offset = 0
-        while nodes := mem.store.list_nodes(scope.partition, limit=_PAGE, offset=offset):
+        while nodes := ctx.store.list_nodes(scope.partition, limit=_PAGE, offset=offset):
             yield from (("node", n) for n in nodes)
             offset += len(nodes)
         offset = 0
-        while edges := mem.store.list_edges(scope.partition, limit=_PAGE, offset=offset):
+        while edges := ctx.store.list_edges(scope.partition, limit=_PAGE, offset=offset):
             yield from (("edge", e) for e in edges)
             offset += len(edges)
 
 
-def export_jsonl(mem: EngineBase, path: Path, scopes: Sequence[Scope]) -> int:
+def export_jsonl(ctx: EngineContext, path: Path, scopes: Sequence[Scope]) -> int:
     count = 0
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        header = {"type": FORMAT, "version": VERSION, "embedder": mem.embedder.name}
+        header = {"type": FORMAT, "version": VERSION, "embedder": ctx.embedder.name}
         fh.write(dumps(header) + "\n")
-        for kind, record in _records(mem, scopes):
+        for kind, record in _records(ctx, scopes):
             fh.write(dumps({"type": kind, "data": to_dict(record)}) + "\n")
             count += 1
     tmp.replace(path)  # a half-written export never replaces a good one
     return count
 
 
-def import_jsonl(mem: EngineBase, path: Path) -> int:
+def import_jsonl(ctx: EngineContext, path: Path) -> int:
     if not path.is_file():
         raise StorageError(f"{path} does not exist or is not a file")
     count = 0
@@ -82,13 +82,13 @@ def import_jsonl(mem: EngineBase, path: Path) -> int:
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 raise ValidationError(f"{path}:{lineno}: not a valid record ({exc})") from exc
             if len(chunk) >= _PAGE:
-                count += _write(mem, chunk)
+                count += _write(ctx, chunk)
                 chunk = []
-        count += _write(mem, chunk)
+        count += _write(ctx, chunk)
     return count
 
 
-def _write(mem: EngineBase, records: Sequence[Any]) -> int:
+def _write(ctx: EngineContext, records: Sequence[Any]) -> int:
     if not records:
         return 0
     texts = {
@@ -99,23 +99,23 @@ def _write(mem: EngineBase, records: Sequence[Any]) -> int:
     vectors = {}
     if texts:
         ids = list(texts)
-        vecs = mem.embedder.embed([texts[i] for i in ids])
+        vecs = ctx.embedder.embed([texts[i] for i in ids])
         vectors = {i: np.asarray(v, dtype=np.float32) for i, v in zip(ids, vecs, strict=True)}
-    batch = Batch("user", "load", mem.now())
+    batch = Batch("user", "load", ctx.now())
     for r in records:
         batch.record(None, r)
-    with mem._lock:
-        mem.store.apply(batch.changes, vectors)
-        mem._sync_index(batch.changes, vectors)
+    with ctx.lock:
+        ctx.store.apply(batch.changes, vectors)
+        ctx.sync_index(batch.changes, vectors)
     return len(records)
 
 
-def export_graphml(mem: EngineBase, path: Path, scopes: Sequence[Scope]) -> int:
+def export_graphml(ctx: EngineContext, path: Path, scopes: Sequence[Scope]) -> int:
     import networkx as nx
 
     graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     count = 0
-    for kind, record in _records(mem, scopes):
+    for kind, record in _records(ctx, scopes):
         if kind == "node":
             graph.add_node(
                 record.id,

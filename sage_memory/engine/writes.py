@@ -40,25 +40,31 @@ from sage_memory.types import (
 if TYPE_CHECKING:
     pass
 
-from sage_memory.engine.base import EngineBase
+from sage_memory.engine.context import EngineContext, required
+from sage_memory.engine.evolution import Evolution
+from sage_memory.engine.lookup import Lookup
+from sage_memory.engine.maintenance import current_state
 
 
-class WritePath(EngineBase):
+class WritePath:
     """The write path: add, add_many, update, delete, delete_all and direct graph edits."""
+
+    def __init__(self, ctx: EngineContext, lookup: Lookup, evolution: Evolution) -> None:
+        self.ctx = ctx
+        self.lookup = lookup
+        self.evolution = evolution
 
     # -- writing ---------------------------------------------------------------------------
     def add(
         self,
         data: str | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        asked: Scope | None,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        timestamp: datetime | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        kind: MemoryKind | None = None,
-        source: str | None = None,
-        infer: bool = True,
+        timestamp: datetime | None,
+        metadata: Mapping[str, Any] | None,
+        kind: MemoryKind | None,
+        source: str | None,
+        infer: bool,
     ) -> AddResult:
         """Remember a text, a chat message or a list of messages.
 
@@ -71,11 +77,11 @@ class WritePath(EngineBase):
             AddResult with the memory id, the nodes and edges it created or touched, the facts it
             expired, the journal change ids and the LLM tokens used.
         """
-        self._check_open()
-        scope = Scope(user_id, agent_id, run_id)
+        self.ctx.check_open()
+        scope = required(asked)
         episodes = episodes_from(
             data,
-            max_chars=self.config.max_text_chars,
+            max_chars=self.ctx.config.max_text_chars,
             timestamp=timestamp,
             metadata=metadata,
             kind=kind,
@@ -97,28 +103,26 @@ class WritePath(EngineBase):
     def add_many(
         self,
         items: Iterable[str | Mapping[str, Any]],
+        asked: Scope | None,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        infer: bool = True,
-        progress: bool = False,
-        batch_size: int | None = None,
+        infer: bool,
+        progress: bool,
+        batch_size: int | None,
     ) -> list[AddResult]:
         """Remember many items with batched embedding and extraction.
 
         Items are strings or dicts ``{text, timestamp?, metadata?, kind?, source?, role?}``.
         Each batch is one transaction: a batch that returned is durable.
         """
-        self._check_open()
-        scope = Scope(user_id, agent_id, run_id)
-        size = batch_size or self.config.embed_batch_size
+        self.ctx.check_open()
+        scope = required(asked)
+        size = batch_size or self.ctx.config.embed_batch_size
         if size < 1:
             raise ValidationError(f"batch_size={size} must be at least 1")
         episodes: list[Episode] = []
         for i, item in enumerate(items):
             try:
-                episodes.extend(episodes_from(item, max_chars=self.config.max_text_chars))
+                episodes.extend(episodes_from(item, max_chars=self.ctx.config.max_text_chars))
             except ValidationError as exc:
                 raise ValidationError(f"item {i}: {exc}") from exc
         bar = _progress(len(episodes), progress)
@@ -135,7 +139,8 @@ class WritePath(EngineBase):
     def _add_episodes(
         self, episodes: Sequence[Episode], scope: Scope, *, infer: bool
     ) -> list[AddResult]:
-        now = self.now()
+        ctx = self.ctx
+        now = ctx.now()
         memories = []
         for ep in episodes:
             ep_scope = scope if ep.run_id is None else dataclasses.replace(scope, run_id=ep.run_id)
@@ -154,20 +159,18 @@ class WritePath(EngineBase):
                     extraction="pending" if infer else "skipped",
                 )
             )
-        vectors = self.embedder.embed([m.text for m in memories])
+        vectors = ctx.embedder.embed([m.text for m in memories])
         deltas = self._extract(memories, vectors) if infer else [None] * len(memories)
-        self._ingestor.prepare(deltas)
-        with self._lock:
-            self._check_open()
-            uow = UnitOfWork(self.store, Batch("extractor" if infer else "user", "add", now))
+        ctx.ingestor.prepare(deltas)
+        with ctx.writing():
+            uow = UnitOfWork(ctx.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []
             for memory, vec, delta in zip(memories, vectors, deltas, strict=True):
                 outcomes.append(self._plan_add(uow, memory, vec, delta, now))
             changes = uow.commit()
-            self._sync_index(changes, uow.vectors)
+            ctx.sync_index(changes, uow.vectors)
             self._queue_competing_claims(scope, [out for _, out in outcomes], now)
-        if self._triggers.after_add(scope, len(memories)):  # every N adds / growth by X%
-            self.evolve(user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id)
+        self.evolution.after_add(scope, len(memories))  # every N adds / growth by X%
         change_ids = tuple(c.id for c in changes)
         return [
             AddResult(
@@ -192,10 +195,11 @@ class WritePath(EngineBase):
         from sage_memory.evolve.conflicts import competing_claim
         from sage_memory.evolve.runner import to_suggestion
 
+        store = self.ctx.store
         part = scope.partition
-        edges = {e.id: e for e in self.store.get_edges(part, [i for p in pairs for i in p])}
+        edges = {e.id: e for e in store.get_edges(part, [i for p in pairs for i in p])}
         ends = {x for e in edges.values() for x in (e.source_id, e.target_id)}
-        names = {n.id: n.name for n in self.store.get_nodes(part, sorted(ends))}
+        names = {n.id: n.name for n in store.get_nodes(part, sorted(ends))}
         items = [
             to_suggestion(
                 competing_claim(edges[weak], edges[standing], now, names), part, now, None
@@ -203,22 +207,22 @@ class WritePath(EngineBase):
             for weak, standing in pairs
             if weak in edges and standing in edges
         ]
-        self.store.put_suggestions(items)
+        store.put_suggestions(items)
 
     def _extract(self, memories: Sequence[Memory], vectors: Vector) -> list[GraphDelta | None]:
         items = []
         for memory, vec in zip(memories, vectors, strict=True):
             items.append((memory, ExtractionContext(nearby_nodes=self._nearby_nodes(memory, vec))))
         try:
-            return list(self.extractor.extract_many(items))
+            return list(self.ctx.extractor.extract_many(items))
         except Exception as exc:  # an extractor bug must never lose the memories
             return [GraphDelta(error=f"{type(exc).__name__}: {exc}") for _ in memories]
 
     def _nearby_nodes(self, memory: Memory, vec: Vector) -> list[Node]:
         scope = memory.scope.partition
-        k = self.config.extract.max_context_nodes
-        hits = self.index.query(collection_name(scope.key, "node"), vec, k)
-        return self.store.get_nodes(scope, [nid for nid, _ in hits])
+        k = self.ctx.config.extract.max_context_nodes
+        hits = self.ctx.index.query(collection_name(scope.key, "node"), vec, k)
+        return self.ctx.store.get_nodes(scope, [nid for nid, _ in hits])
 
     def _plan_add(
         self,
@@ -244,7 +248,7 @@ class WritePath(EngineBase):
             return memory, IngestOutcome()
         saved = uow.snapshot()
         try:
-            return memory, self._ingestor.apply(uow, memory, delta, now)
+            return memory, self.ctx.ingestor.apply(uow, memory, delta, now)
         except Exception as exc:  # keep the memory, drop its half-planned graph writes
             uow.restore(saved)
             failed = dataclasses.replace(
@@ -257,40 +261,38 @@ class WritePath(EngineBase):
         self,
         memory_id: str,
         text: str,
+        scope: Scope | None,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        infer: bool = True,
+        infer: bool,
     ) -> AddResult:
         """Replace a memory's text; what only the old text supported is removed, the new text
         is extracted again. Journaled as one batch (undo restores the old text and graph)."""
-        self._check_open()
-        old = self.get(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        episodes = episodes_from(text, max_chars=self.config.max_text_chars)
-        now = self.now()
+        ctx = self.ctx
+        ctx.check_open()
+        old = self.lookup.get(memory_id, scope)
+        episodes = episodes_from(text, max_chars=ctx.config.max_text_chars)
+        now = ctx.now()
         memory = dataclasses.replace(
             old, text=episodes[0].text, updated_at=now, extraction="pending" if infer else "skipped"
         )
-        vec = self.embedder.embed([memory.text])
+        vec = ctx.embedder.embed([memory.text])
         delta = self._extract([memory], vec)[0] if infer else None
-        with self._lock:
-            self._check_open()
+        with ctx.writing():
             # A delete or another update may have landed during extraction: plan against the
             # stored row, and never bring a deleted memory back.
-            stored = self.store.get_memories(old.scope, [old.id])
+            stored = ctx.store.get_memories(old.scope, [old.id])
             if not stored:
                 raise NotFoundError(f"memory {memory_id!r} was deleted while being updated")
             old = stored[0]
             memory = dataclasses.replace(
                 old, text=memory.text, updated_at=now, extraction=memory.extraction
             )
-            uow = UnitOfWork(self.store, Batch("user", f"update {memory_id}", now))
-            nodes, edges = self.store.derived_from(old.scope.partition, old.id)
+            uow = UnitOfWork(ctx.store, Batch("user", f"update {memory_id}", now))
+            nodes, edges = ctx.store.derived_from(old.scope.partition, old.id)
             support_removal(uow, old, nodes, edges, now)
             memory, out = self._plan_add(uow, memory, vec[0], delta, now)
             changes = uow.commit()
-            self._sync_index(changes, uow.vectors)
+            ctx.sync_index(changes, uow.vectors)
         return AddResult(
             memory_id=memory.id,
             memory=memory,
@@ -303,91 +305,80 @@ class WritePath(EngineBase):
             extraction_error=memory.extraction_error,
         )
 
-    def delete(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> None:
-        """Forget a memory and everything derived only from it (nodes, edges, vectors, and the
-        journal entries that held its text). Deletion is final: it cannot be undone."""
-        self._check_open()
-        memory = self.get(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
+    def delete(self, memory_id: str, scope: Scope | None) -> None:
+        """Forget a memory and everything derived only from it; final."""
+        self.ctx.check_open()
+        memory = self.lookup.get(memory_id, scope)
         self._forget([memory])
 
-    def delete_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> int:
+    def delete_all(self, asked: Scope | None) -> int:
         """Forget every memory of a scope (and the graph derived from them). Returns the count."""
-        self._check_open()
-        scope = Scope(user_id, agent_id, run_id)
+        ctx = self.ctx
+        ctx.check_open()
+        scope = required(asked)
         # Under the write lock throughout: a concurrent add must land wholly before or after,
         # never between the listing and the collection drop (its vector would be dropped).
-        with self._lock:
+        with ctx.lock:
             whole = scope.run_id is None or scope.partition.run_id is not None
             if whole:  # the index first, for the reason given in _forget
                 for entity in ("memory", "node"):
-                    self.index.drop(collection_name(scope.partition.key, entity))
-            memories = self.store.list_memories(scope, include_archived=True)
+                    ctx.index.drop(collection_name(scope.partition.key, entity))
+            memories = ctx.store.list_memories(scope, include_archived=True)
             self._forget(memories)
             if whole:
                 # The whole partition goes: also nodes and edges no memory supports any more.
                 part = scope.partition
-                uow = UnitOfWork(self.store, Batch("user", "delete_all", self.now()))
-                for edge in self.store.list_edges(part):
+                uow = UnitOfWork(ctx.store, Batch("user", "delete_all", ctx.now()))
+                for edge in ctx.store.list_edges(part):
                     uow.remove(edge)
-                for node in self.store.list_nodes(part):
+                for node in ctx.store.list_nodes(part):
                     uow.remove(node)
                 changes = uow.commit()
-                self._sync_index(changes, {})
+                ctx.sync_index(changes, {})
                 # The whole partition journal, not only these changes: rows removed earlier (by
                 # undo, update, merges) live on there with their old text.
-                journaled = {c.entity_id for _, c in self.store.journal(scope=part)}
-                self.store.purge_journal([*{c.entity_id for c in changes} | journaled])
-                self._access.flush()
-                self.store.purge_evolver_state(part)
+                journaled = {c.entity_id for _, c in ctx.store.journal(scope=part)}
+                ctx.store.purge_journal([*{c.entity_id for c in changes} | journaled])
+                self.evolution.flush_access()
+                ctx.store.purge_evolver_state(part)
                 for entity in ("memory", "node"):
-                    self.index.drop(collection_name(part.key, entity))
+                    ctx.index.drop(collection_name(part.key, entity))
         return len(memories)
 
     def _forget(self, memories: Sequence[Memory]) -> None:
-        now = self.now()
-        with self._lock:
+        ctx = self.ctx
+        now = ctx.now()
+        with ctx.lock:
             stale = self._removed_earlier(memories)  # before the journal forgets the memories
-            uow = UnitOfWork(self.store, Batch("user", "delete", now))
+            uow = UnitOfWork(ctx.store, Batch("user", "delete", now))
             for memory in memories:
-                nodes, edges = self.store.derived_from(memory.scope.partition, memory.id)
+                nodes, edges = ctx.store.derived_from(memory.scope.partition, memory.id)
                 support_removal(uow, memory, nodes, edges, now)
                 uow.remove(memory)
             changes = uow.changes()
             # Vectors go before the rows: a crash in between leaves rows without vectors, which
             # reconciliation restores. The other order could leave vectors of a partition that
             # SQLite no longer lists, which reconciliation never revisits.
-            self._sync_index([c for c in changes if c.after is None], {})
+            ctx.sync_index([c for c in changes if c.after is None], {})
             if changes:
-                self.store.apply(changes, uow.vectors)
+                ctx.store.apply(changes, uow.vectors)
             gone = {c.entity_id for c in changes if c.after is None}
             # The journal must not keep the text of what the user asked to forget, nor the
             # evolver its notes (access log, review queue) about what went.
-            self.store.purge_journal(sorted(gone | stale))
-            self._access.flush()
+            ctx.store.purge_journal(sorted(gone | stale))
+            self.evolution.flush_access()
             for part in {m.scope.partition.key: m.scope.partition for m in memories}.values():
-                self.store.purge_evolver_state(part, sorted(gone | stale))
+                ctx.store.purge_evolver_state(part, sorted(gone | stale))
 
     def _removed_earlier(self, memories: Sequence[Memory]) -> set[str]:
         """Rows written in the same batches as ``memories`` that no longer exist (an update or
         an undo removed them): only the journal remembers their text, so it must forget it."""
-        batches = {c.batch_id for m in memories for _, c in self.store.journal(entity_id=m.id)}
+        store = self.ctx.store
+        batches = {c.batch_id for m in memories for _, c in store.journal(entity_id=m.id)}
         stale: set[str] = set()
         for batch in batches:
-            for _, change in self.store.journal(batch_id=batch):
-                if change.entity_id not in stale and not self._current_state([change]).get(
+            for _, change in store.journal(batch_id=batch):
+                if change.entity_id not in stale and not current_state(store, [change]).get(
                     change.entity_id
                 ):
                     stale.add(change.entity_id)
@@ -397,28 +388,22 @@ class WritePath(EngineBase):
     def add_graph(
         self,
         text: str,
+        asked: Scope | None,
         *,
         nodes: Sequence[NodeSpec],
-        edges: Sequence[EdgeSpec] = (),
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        timestamp: datetime | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        source: str | None = None,
-        kind: MemoryKind | None = None,
+        edges: Sequence[EdgeSpec],
+        timestamp: datetime | None,
+        metadata: Mapping[str, Any] | None,
+        source: str | None,
+        kind: MemoryKind | None,
     ) -> AddResult:
-        """Remember ``text`` together with the nodes and edges it states, as given.
-
-        No extractor runs: each node is the existing node of that exact name or alias, or a new
-        one; each edge links two of ``nodes`` by their ``key``. Journaled as one batch.
-        """
+        """Remember ``text`` with the nodes and edges it states, as given, as one batch."""
         from sage_memory.engine.graph_edit import add_graph
 
-        self._check_open()
-        scope = Scope(user_id, agent_id, run_id)
+        self.ctx.check_open()
+        scope = required(asked)
         return add_graph(
-            self,
+            self.ctx,
             text,
             nodes,
             edges,
@@ -429,41 +414,27 @@ class WritePath(EngineBase):
             kind=kind,
         )
 
-    def delete_node(
-        self, name_or_id: str, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> list[Change]:
+    def delete_node(self, name_or_id: str, scope: Scope) -> list[Change]:
         """Remove a node (by id or exact name) and its edges; undoable. Memories stay."""
         from sage_memory.engine.graph_edit import delete_node
 
-        node = self.find_node(name_or_id, user_id=user_id, agent_id=agent_id, exact=True)
-        return delete_node(self, node)
+        node = self.lookup.find_node(name_or_id, scope, exact=True)
+        return delete_node(self.ctx, node)
 
-    def delete_edge(
-        self, edge_id: str, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> list[Change]:
+    def delete_edge(self, edge_id: str, scope: Scope) -> list[Change]:
         """Remove one edge by id; undoable. Its nodes and memories stay."""
         from sage_memory.engine.graph_edit import delete_edge
 
-        found = self.store.get_edges(Scope(user_id, agent_id).partition, [edge_id])
+        found = self.ctx.store.get_edges(scope.partition, [edge_id])
         if not found:
             raise NotFoundError(f"no edge with id {edge_id!r} in this scope")
-        return delete_edge(self, found[0])
+        return delete_edge(self.ctx, found[0])
 
-    def graph(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        include_expired: bool = False,
-    ) -> Subgraph:
+    def graph(self, scope: Scope, *, include_expired: bool) -> Subgraph:
         """Every node and (current, unless ``include_expired``) edge of a scope's graph."""
         from sage_memory.engine.graph_edit import whole_graph
 
-        return whole_graph(self, Scope(user_id, agent_id), include_expired=include_expired)
-
-    def scopes(self) -> list[Scope]:
-        """Every scope partition (user_id, agent_id) that holds memories or graph items."""
-        return self.store.partitions()
+        return whole_graph(self.ctx, scope, include_expired=include_expired)
 
 
 def _progress(total: int, enabled: bool) -> Callable[..., None]:

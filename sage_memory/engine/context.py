@@ -1,0 +1,147 @@
+"""What every part of the engine shares: its wiring, its lock, its clock, its open state.
+
+The facade (:class:`~sage_memory.engine.core.SageMemory`) builds one :class:`EngineContext` and
+hands it to its parts (lookup, writer, reader, evolution, maintenance). A part takes the context
+and the parts it calls, never the facade, so no part reaches back into another's privates and
+no module imports the facade it serves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
+
+import numpy as np
+
+from sage_memory.config import SageConfig
+from sage_memory.embed.base import Embedder
+from sage_memory.errors import StorageError
+from sage_memory.extract.base import Extractor
+from sage_memory.index.base import VectorIndex, collection_name
+from sage_memory.llm.base import ChatModel
+from sage_memory.schema import Schema
+from sage_memory.store.base import GraphStore
+from sage_memory.types import Change, Scope, Vector
+
+if TYPE_CHECKING:
+    from sage_memory.engine.ingest import Ingestor
+    from sage_memory.retrieve import Retriever
+
+Clock = Callable[[], datetime]
+DB_FILE = "sage.db"
+CHROMA_DIR = "chroma"
+LOCK_FILE = ".lock"
+T = TypeVar("T")
+
+
+@dataclass(eq=False)
+class EngineContext:
+    """The engine's wiring and shared state; mutable where the engine replaces a part (a
+    rebuilt index, a schema that learned relations, a test's own extractor)."""
+
+    config: SageConfig
+    path: Path | None
+    store: GraphStore
+    index: VectorIndex
+    embedder: Embedder
+    llm: ChatModel | None
+    extractor: Extractor
+    schema: Schema
+    retriever: Retriever
+    ingestor: Ingestor
+    clock: Clock
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    closed: bool = False
+
+    def now(self) -> datetime:
+        """The engine's clock (UTC)."""
+        return self.clock()
+
+    def check_open(self) -> None:
+        """Raise when the engine was closed."""
+        if self.closed:
+            raise StorageError("this SageMemory is closed; open a new one")
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the write lock, checking (under it) that the engine is still open."""
+        with self.lock:
+            self.check_open()
+            yield
+
+    def set_index(self, index: VectorIndex) -> None:
+        """Swap the vector index everywhere it is held (after a damaged one was rebuilt)."""
+        self.index = index
+        self.ingestor.index = index
+        self.retriever.index = index
+
+    def set_schema(self, schema: Schema) -> None:
+        """Swap the schema everywhere it is held (after relation types were learned)."""
+        self.schema = schema
+        self.ingestor.schema = schema
+
+    def sync_index(self, changes: Sequence[Change], vectors: Mapping[str, Vector]) -> None:
+        """Mirror committed rows into the vector index (derived; repaired on open if this fails)."""
+        upserts: dict[str, list[str]] = {}
+        deletes: dict[str, list[str]] = {}
+        for ch in changes:
+            if ch.entity == "edge":
+                continue
+            coll = collection_name(ch.scope_key, ch.entity)
+            if ch.after is None:
+                deletes.setdefault(coll, []).append(ch.entity_id)
+            elif ch.entity_id in vectors:
+                upserts.setdefault(coll, []).append(ch.entity_id)
+        for coll, ids in deletes.items():
+            self.index.delete(coll, ids)
+        for coll, ids in upserts.items():
+            self.index.upsert(coll, ids, np.stack([vectors[i] for i in ids]))
+
+
+def scope_of(
+    user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+) -> Scope | None:
+    """The public keywords as a :class:`Scope`; None when none is given ("every scope")."""
+    if user_id is None and agent_id is None and run_id is None:
+        return None
+    return Scope(user_id, agent_id, run_id)
+
+
+def required(scope: Scope | None) -> Scope:
+    """``scope``, or the error a scope-less call has always raised (Scope's own message)."""
+    return scope if scope is not None else Scope()
+
+
+class ContextField(Generic[T]):
+    """A facade attribute that reads and writes the same-named field of its ``_ctx``.
+
+    Keeps ``mem.store``, ``mem.extractor = ...`` and friends working on a facade that holds
+    its wiring in an :class:`EngineContext`.
+    """
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> ContextField[T]: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type) -> T: ...
+
+    def __get__(self, obj: object | None, owner: type) -> ContextField[T] | T:
+        if obj is None:
+            return self
+        value: T = getattr(obj._ctx, self.name)  # type: ignore[attr-defined]
+        return value
+
+    def __set__(self, obj: object, value: T) -> None:
+        setattr(obj._ctx, self.name, value)  # type: ignore[attr-defined]

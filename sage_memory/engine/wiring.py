@@ -1,0 +1,205 @@
+"""Building an engine's parts from its arguments: the folder, the store, the index, the models.
+
+Functions, not methods: each takes what it needs and returns a part, so the facade's
+constructor reads as the list of what it assembles.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from sage_memory.config import SageConfig
+from sage_memory.embed.base import Embedder
+from sage_memory.engine.context import CHROMA_DIR, DB_FILE, LOCK_FILE, EngineContext
+from sage_memory.errors import ConfigError, StorageError
+from sage_memory.extract.base import Extractor
+from sage_memory.index.base import VectorIndex, collection_name
+from sage_memory.llm.base import ChatModel
+from sage_memory.store.base import GraphStore
+
+
+class FolderLock:
+    """An exclusive advisory lock on the memory folder: one process owns it at a time.
+
+    Chroma's embedded client is not process-safe, so a second process gets a clear error
+    instead of a corrupted index.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self._file: IO[str] | None = None
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory locks, single process only
+            return
+        fh = open(folder / LOCK_FILE, "a+")  # noqa: SIM115 - held open for the lock's lifetime
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            fh.seek(0)
+            owner = fh.read().strip() or "another process"
+            fh.close()
+            raise StorageError(
+                f"{folder} is in use by {owner}. One process owns a memory folder at a time: "
+                "close the other SageMemory, or open a copy of the folder."
+            ) from exc
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        self._file = fh
+
+    def release(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def open_folder(path: Path) -> FolderLock:
+    """Create the folder if needed, check it is writable, and lock it for this process."""
+    if path.exists() and not path.is_dir():
+        raise StorageError(f"{path} is a file; SageMemory(path=...) needs a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise StorageError(
+            f"cannot write to {path}: {exc.strerror or exc}. Choose a folder you can write to."
+        ) from exc
+    return FolderLock(path)
+
+
+def default_store(path: Path | None) -> GraphStore:
+    """SQLite in the folder, or an in-memory store without one."""
+    if path is None:
+        from sage_memory.store.memory import InMemoryGraphStore
+
+        return InMemoryGraphStore()
+    from sage_memory.store.sqlite import SQLiteGraphStore
+
+    return SQLiteGraphStore(path / DB_FILE)
+
+
+def default_index(config: SageConfig, path: Path | None) -> VectorIndex:
+    """The vector index ``config.vector_index`` names ("auto": numpy in memory, else Chroma)."""
+    kind = config.vector_index
+    if kind == "auto":
+        kind = "numpy" if path is None else "chroma"
+    if kind == "numpy":
+        from sage_memory.index.numpy import NumpyVectorIndex
+
+        return NumpyVectorIndex()
+    from sage_memory.index.chroma import ChromaVectorIndex
+
+    chroma_path = None if path is None else path / CHROMA_DIR
+    # Chroma's default ef_search (100) found about half of the true top-10 on random
+    # vectors and 95% on clustered ones; 200 lifts that at about 1 ms more per query.
+    hnsw = {"ef_search": 200, "ef_construction": 200, "max_neighbors": 32}
+    try:
+        return ChromaVectorIndex(chroma_path, hnsw=hnsw)
+    except StorageError as exc:
+        if chroma_path is None or not chroma_path.is_dir():
+            raise
+        discard_index(chroma_path, exc)
+        return ChromaVectorIndex(chroma_path, hnsw=hnsw)
+
+
+def discard_index(folder: Path, exc: Exception) -> None:
+    """Delete a damaged index folder: it is derived data, rebuilt from SQLite."""
+    import shutil
+    import warnings
+
+    warnings.warn(
+        f"the vector index in {folder} is damaged ({exc}); rebuilding it from the SQLite "
+        "store, which holds every vector",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+    shutil.rmtree(folder)
+
+
+def check_embedder(store: GraphStore, embedder: Embedder) -> None:
+    """Refuse to mix two models' vectors in one memory."""
+    signature = f"{embedder.name}:{embedder.dim}"
+    stored = store.get_meta("embedder")
+    if stored is None:
+        store.set_meta("embedder", signature)
+    elif stored != signature:
+        raise ConfigError(
+            f"this memory was embedded with {stored}, not {signature}; vectors of two models "
+            f"cannot be mixed. Open it with embedder={stored.rsplit(':', 1)[0]!r}, or export "
+            "it and load the export with the new embedder."
+        )
+
+
+def make_llm(config: SageConfig, llm: ChatModel | str | None) -> ChatModel | None:
+    """The chat model given, or the one the config names, or None."""
+    spec = llm if llm is not None else config.llm
+    if spec is None:
+        return None
+    from sage_memory.llm import make_chat_model
+
+    return make_chat_model(spec, **dict(config.llm_kwargs))
+
+
+def default_extractor(config: SageConfig, llm: ChatModel | None) -> Extractor:
+    """The rule extractor, or the LLM extractor over it when an LLM is configured."""
+    mode = config.extract.mode
+    if mode == "llm" and llm is None:  # checked first: a config error fails fast
+        raise ConfigError("extract.mode='llm' needs an LLM: pass llm=... or config.llm")
+    if mode == "structure":
+        from sage_memory.extract.structure import StructureExtractor
+
+        return StructureExtractor(config.extract)
+    from sage_memory.extract.rules import RuleExtractor
+
+    rules = RuleExtractor(config.extract)
+    if llm is not None and mode in ("auto", "llm"):
+        from sage_memory.extract.llm import LLMExtractor
+
+        return LLMExtractor(llm, config.extract, fallback=rules)
+    return rules
+
+
+def reconcile_or_rebuild(ctx: EngineContext, *, own_index: bool) -> None:
+    """Reconcile; if our own on-disk index fails while doing so, rebuild it from scratch."""
+    try:
+        reconcile_index(ctx)
+    except StorageError as exc:
+        folder = None if ctx.path is None else ctx.path / CHROMA_DIR
+        if not own_index or folder is None or not folder.is_dir():
+            raise
+        ctx.index.close()
+        discard_index(folder, exc)
+        ctx.set_index(default_index(ctx.config, ctx.path))
+        reconcile_index(ctx)
+
+
+def reconcile_index(ctx: EngineContext) -> None:
+    """Make the derived vector index agree with SQLite (after a crash, or a lost index)."""
+    store, index = ctx.store, ctx.index
+    clean = store.get_meta("clean_shutdown") != "0"
+    for scope in store.partitions():
+        for entity in ("memory", "node"):
+            coll = collection_name(scope.key, entity)
+            truth = store.vector_ids(scope, entity)  # type: ignore[arg-type]
+            if clean and len(truth) == index.count(coll):
+                continue
+            present = index.ids(coll)
+            missing = sorted(truth - present)
+            for i in range(0, len(missing), 1000):
+                chunk = missing[i : i + 1000]
+                vecs = store.get_vectors(chunk)
+                ids = [c for c in chunk if c in vecs]
+                if ids:
+                    index.upsert(coll, ids, np.stack([vecs[c] for c in ids]))
+            extra = sorted(present - truth)
+            if extra:
+                index.delete(coll, extra)
+    if store.persistent:
+        store.set_meta("clean_shutdown", "0")
