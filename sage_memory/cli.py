@@ -273,7 +273,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         "edges": [{**edge_json(h.edge, names), "score": h.score, "why": h.why} for h in res.edges],
         "context": res.context,
     }
-    lines = [f"{h.score:.3f}  {h.text}  [{h.id[:8]}; {'+'.join(h.channels)}]" for h in res.memories]
+    for item, h in zip(data["memories"], res.memories, strict=True):
+        item["expired"] = h.expired
+    lines = [
+        f"{h.score:.3f}  {h.text}  [{h.id[:8]}; {'+'.join(h.channels)}]"
+        + ("  (facts no longer hold)" if h.expired else "")
+        for h in res.memories
+    ]
     _emit(args, data, "\n".join(lines) or "no memories found")
     return 0
 

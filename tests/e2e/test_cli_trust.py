@@ -170,3 +170,35 @@ def test_delete_all_needs_yes(capsys: pytest.CaptureFixture[str], base: list[str
     assert "Alice" in run(capsys, *base, "search", "Paris")[1]
     code, out, _ = run(capsys, *base, "delete", "all", "--yes")
     assert code == 0 and "deleted 1" in out
+
+
+# -- 8. search output ----------------------------------------------------------------------------
+def test_plain_search_marks_memories_whose_facts_expired(
+    capsys: pytest.CaptureFixture[str], base: list[str]
+) -> None:
+    run(capsys, *base, "add", "Alice lives in Paris", "--timestamp", "2026-01-01")
+    run(capsys, *base, "add", "Alice moved to Berlin", "--timestamp", "2026-06-01")
+    out = run(capsys, *base, "search", "where does alice live?")[1]
+    lines = {line.split("  ")[1]: line for line in out.splitlines()}
+    assert "(facts no longer hold)" in lines["Alice lives in Paris"]
+    assert "(facts no longer hold)" not in lines["Alice moved to Berlin"]
+
+
+def test_search_hits_are_sorted_by_the_score_they_print(
+    capsys: pytest.CaptureFixture[str], base: list[str], tmp_path: Path
+) -> None:
+    # Near-duplicates are what MMR reorders: each pair pushes its twin down the list.
+    f = tmp_path / "notes.txt"
+    f.write_text(
+        "\n".join(
+            f"Alice {verb} {thing} on day {d}"
+            for verb in ("likes", "bought", "lost")
+            for thing in ("green tea", "a red bike")
+            for d in (1, 2)
+        )
+    )
+    run(capsys, *base, "import", str(f), "--quiet")
+    for query in ("what does Alice like?", "green tea", "red bike lost"):
+        out = run(capsys, *base, "search", query, "--json")[1]
+        scores = [m["score"] for m in json.loads(out)["memories"]]
+        assert scores == sorted(scores, reverse=True), query
