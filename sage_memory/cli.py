@@ -15,12 +15,12 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sage_memory.errors import SageMemoryError, ValidationError
+from sage_memory.errors import NotFoundError, SageMemoryError, ValidationError
 
 Handler = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Handler] = {}
@@ -100,6 +100,30 @@ def _scope(args: argparse.Namespace) -> dict[str, str | None]:
     return {"user_id": args.user, "agent_id": args.agent, "run_id": args.run}
 
 
+def _resolve(prefix: str, candidates: Iterable[str], what: str) -> str:
+    """A full id from the prefix the CLI printed (search shows 8 characters).
+
+    Unknown prefixes pass through unchanged so the engine reports them as not found."""
+    pool = set(candidates)
+    if prefix in pool:
+        return prefix
+    matches = sorted(c for c in pool if c.startswith(prefix))
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        shown = ", ".join(matches[:10]) + (", ..." if len(matches) > 10 else "")
+        raise ValidationError(
+            f"{what} id {prefix!r} is ambiguous: {len(matches)} ids start with it ({shown}); "
+            "give more characters"
+        )
+    return prefix
+
+
+def _memory_id(mem: Any, args: argparse.Namespace) -> str:
+    ids = (m.id for m in mem.get_all(include_archived=True, **_scope(args)))
+    return _resolve(args.id, ids, "memory")
+
+
 def _timestamp(value: str | None) -> datetime | None:
     if value is None:
         return None
@@ -136,39 +160,97 @@ def cmd_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_items(path: str) -> Iterator[str | dict[str, Any]]:
-    fh = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+#: What ``import`` accepts, shown in ``import --help`` and the README.
+IMPORT_FORMAT = """\
+A .txt file (or stdin): one memory per non-empty line.
+A .jsonl/.ndjson file: one JSON value per line, either a string (the text) or a record
+  {"text": "...", "timestamp": "2026-05-01T10:00:00Z", "metadata": {...},
+   "kind": "knowledge"|"experience", "role": "user"|"assistant"|..., "source": "..."}
+  where only "text" (or "content") is required.
+Lines that are not JSON, not UTF-8 or not such a record are reported with their line
+number and skipped; --strict stops at the first. A file written by `export` is a
+snapshot, not a list of memories: restore it with `sage-memory load FILE`."""
+
+
+def _bad(path: str, lineno: int, why: str, strict: bool, skipped: list[dict[str, Any]]) -> None:
+    if strict:
+        raise ValidationError(f"{path}:{lineno}: {why} (without --strict such lines are skipped)")
+    skipped.append({"line": lineno, "reason": why})
+
+
+def _read_items(
+    path: str, *, strict: bool, skipped: list[dict[str, Any]]
+) -> Iterator[str | dict[str, Any]]:
+    """The good lines of a .txt/.jsonl file; each bad one goes to ``skipped`` with its number."""
+    fh = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     try:
         jsonl = path.endswith((".jsonl", ".ndjson"))
-        for lineno, line in enumerate(fh, start=1):
+        for lineno, raw in enumerate(fh, start=1):
+            try:  # line by line, so one undecodable line costs only itself
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                _bad(path, lineno, f"not UTF-8 (byte {exc.start})", strict, skipped)
+                continue
+            line = line.removeprefix("\ufeff") if lineno == 1 else line
+            if "\x00" in line:  # UTF-16 or binary data decodes "fine" byte by byte
+                _bad(path, lineno, "holds NUL bytes (UTF-16 or binary?)", strict, skipped)
+                continue
             if not line.strip():
                 continue
-            if jsonl:
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValidationError(f"{path}:{lineno}: not JSON ({exc.msg})") from exc
-                yield item if isinstance(item, dict) else str(item)
+            if not jsonl:
+                yield line.rstrip("\r\n")
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                _bad(path, lineno, f"not JSON ({exc.msg})", strict, skipped)
+                continue
+            if lineno == 1 and isinstance(item, dict) and item.get("type") == EXPORT_FORMAT:
+                raise ValidationError(
+                    f"{path} is a sage-memory export, not a list of memories; "
+                    f"restore it with: sage-memory --path NEW_FOLDER load {path}"
+                )
+            text = item.get("text", item.get("content")) if isinstance(item, dict) else item
+            if isinstance(text, str) and text.strip():
+                yield item
             else:
-                yield line.rstrip("\n")
+                _bad(path, lineno, 'not a string or a {"text": ...} record', strict, skipped)
     finally:
-        if fh is not sys.stdin:
+        if path != "-":
             fh.close()
+
+
+#: The header ``export`` writes on line 1 (sage_memory.engine.transfer.FORMAT).
+EXPORT_FORMAT = "sage_memory.export"
 
 
 @command("import")
 def cmd_import(args: argparse.Namespace) -> int:
     if args.file != "-" and not Path(args.file).is_file():
         raise ValidationError(f"{args.file} does not exist")
-    items = list(_read_items(args.file))
+    skipped: list[dict[str, Any]] = []
+    items = list(_read_items(args.file, strict=args.strict, skipped=skipped))
+    for bad in skipped:
+        print(f"warning: {args.file}:{bad['line']}: {bad['reason']}; skipped", file=sys.stderr)
+    if not items:
+        raise ValidationError(
+            f"{args.file}: no line could be imported"
+            + (f" ({len(skipped)} bad lines, see the warnings)" if skipped else " (it is empty)")
+        )
     with _open(args) as mem:
         results = mem.add_many(
             items, infer=not args.no_infer, progress=not args.quiet, **_scope(args)
         )
+    lines = ", ".join(str(b["line"]) for b in skipped)
     _emit(
         args,
-        {"imported": len(results), "memory_ids": [r.memory_id for r in results]},
-        f"imported {len(results)} memories",
+        {
+            "imported": len(results),
+            "memory_ids": [r.memory_id for r in results],
+            "skipped": skipped,
+        },
+        f"imported {len(results)} memories"
+        + (f"; skipped {len(skipped)} bad line(s): {lines}" if skipped else ""),
     )
     return 0
 
@@ -191,7 +273,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         "edges": [{**edge_json(h.edge, names), "score": h.score, "why": h.why} for h in res.edges],
         "context": res.context,
     }
-    lines = [f"{h.score:.3f}  {h.text}  [{h.id[:8]}; {'+'.join(h.channels)}]" for h in res.memories]
+    for item, h in zip(data["memories"], res.memories, strict=True):
+        item["expired"] = h.expired
+    lines = [
+        f"{h.score:.3f}  {h.text}  [{h.id[:8]}; {'+'.join(h.channels)}]"
+        + ("  (facts no longer hold)" if h.expired else "")
+        for h in res.memories
+    ]
     _emit(args, data, "\n".join(lines) or "no memories found")
     return 0
 
@@ -309,7 +397,7 @@ def cmd_load(args: argparse.Namespace) -> int:
 @command("get")
 def cmd_get(args: argparse.Namespace) -> int:
     with _open(args) as mem:
-        m = mem.get(args.id, **_scope(args))
+        m = mem.get(_memory_id(mem, args), **_scope(args))
     _emit(args, memory_json(m), f"{m.id}  [{m.timestamp.date()}]  {m.text}")
     return 0
 
@@ -318,18 +406,41 @@ def cmd_get(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         if args.id == "all":
+            count = len(mem.get_all(include_archived=True, **_scope(args)))
+            if not args.yes and not _confirm(f"forget all {count} memories of {_who(args)}?"):
+                raise ValidationError(
+                    f"delete all would forget {count} memories of {_who(args)} for good "
+                    "(it cannot be undone); pass --yes to confirm"
+                )
             n = mem.delete_all(**_scope(args))
             _emit(args, {"deleted": n}, f"deleted {n} memories")
         else:
-            mem.delete(args.id, **_scope(args))
-            _emit(args, {"deleted": 1}, f"deleted {args.id}")
+            memory_id = _memory_id(mem, args)
+            mem.delete(memory_id, **_scope(args))
+            _emit(args, {"deleted": 1, "id": memory_id}, f"deleted {memory_id}")
     return 0
+
+
+def _who(args: argparse.Namespace) -> str:
+    scope = (("user", args.user), ("agent", args.agent), ("run", args.run))
+    return ", ".join(f"{k} {v!r}" for k, v in scope if v is not None)
+
+
+def _confirm(question: str) -> bool:
+    """Ask on a terminal; a script (no terminal) must say --yes instead."""
+    if not sys.stdin.isatty():
+        return False
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
 @command("history")
 def cmd_history(args: argparse.Namespace) -> int:
     with _open(args) as mem:
-        changes = mem.history(args.id)
+        journal = [c for _, c in mem.store.journal()]
+        entity_id = _resolve(args.id, (c.entity_id for c in journal), "memory, node or edge")
+        changes = mem.history(entity_id)
+    if not changes:
+        raise NotFoundError(f"no memory, node or edge with id {args.id!r} has any history")
     data = [
         {
             "id": c.id,
@@ -354,7 +465,12 @@ def cmd_history(args: argparse.Namespace) -> int:
 @command("undo")
 def cmd_undo(args: argparse.Namespace) -> int:
     with _open(args) as mem:
-        changes = mem.undo(args.id, force=args.force)
+        journal = [c for _, c in mem.store.journal()]
+        ids = {c.id for c in journal} | {c.batch_id for c in journal}
+        try:
+            changes = mem.undo(_resolve(args.id, ids, "change or batch"), force=args.force)
+        except ValidationError as exc:  # the engine speaks Python; name the CLI flag
+            raise ValidationError(str(exc).replace("pass force=True", "pass --force")) from exc
     _emit(args, {"undone": len(changes)}, f"undid {len(changes)} change(s)")
     return 0
 
@@ -423,6 +539,8 @@ def cmd_review(args: argparse.Namespace) -> int:
             return 0
         if not args.id:
             raise ValidationError(f"review {args.action} needs a suggestion id (see: review list)")
+        pending = (x.id for x in mem.review(user_id=args.user, agent_id=args.agent))
+        args.id = _resolve(args.id, pending, "suggestion")
         if args.action == "accept":
             changes = mem.accept(args.id)
             batch = changes[0].batch_id if changes else None
@@ -526,7 +644,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="sage-memory",
         description="Graph-structured long-term memory for LLM agents.",
+        epilog="Ids: wherever an id is asked for, a unique prefix of it will do (e.g. the 8 "
+        "characters search prints).",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument(
         "--path",
         default=env.get("SAGE_MEMORY_PATH", "./memory"),
@@ -552,8 +673,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--timestamp", help="when it happened (ISO-8601)")
     sp.add_argument("--no-infer", action="store_true", help="store without extracting a graph")
     sp = add("import", "remember every line of a text file, or every record of a .jsonl file")
+    sp.epilog = IMPORT_FORMAT
+    sp.formatter_class = argparse.RawDescriptionHelpFormatter
     sp.add_argument("file", help="a .txt/.jsonl file, or - for stdin")
     sp.add_argument("--no-infer", action="store_true")
+    sp.add_argument("--strict", action="store_true", help="stop at the first bad line")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp = add("search", "hybrid search; prints ranked memories (or everything with --json)")
     sp.add_argument("query")
@@ -590,7 +714,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("get", "show one memory")
     sp.add_argument("id")
     sp = add("delete", "forget a memory (or 'all' memories of the scope)")
-    sp.add_argument("id")
+    sp.add_argument("id", help="a memory id (a unique prefix will do), or all")
+    sp.add_argument("--yes", action="store_true", help="delete all without asking")
     sp = add("history", "the journal of a memory, node or edge")
     sp.add_argument("id")
     sp = add("undo", "undo a change or a whole batch by id")
@@ -624,12 +749,40 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _version() -> str:
+    from sage_memory import __version__
+
+    return __version__
+
+
+#: Commands that only read or change what is stored: on a folder that does not exist they say
+#: so, instead of creating an empty memory and answering "nothing found".
+_NEEDS_FOLDER = frozenset(
+    {"search", "explore", "plan", "path", "stats", "export", "get", "delete", "history"}
+    | {"undo", "evolve", "review", "backup"}
+)
+#: The scope used when no --user/--agent/--run (nor $SAGE_MEMORY_USER) is given.
+DEFAULT_USER = "default"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     scopeless = args.user is None and args.agent is None and args.run is None
     if scopeless and args.command not in ("demo", "load", "stats", "export", "backup", "ui"):
-        args.user = "default"
+        args.user = DEFAULT_USER
+        # Named on every run (stderr, so --json output stays parseable): never a silent scope.
+        print(
+            f"note: no --user given; using user {DEFAULT_USER!r} (set --user or $SAGE_MEMORY_USER)",
+            file=sys.stderr,
+        )
+    if args.command in _NEEDS_FOLDER and not Path(args.path).exists():
+        print(
+            f"error: no memory folder at {args.path}; check --path (or $SAGE_MEMORY_PATH), "
+            "or create one with add/import",
+            file=sys.stderr,
+        )
+        return 2
     try:
         return _COMMANDS[args.command](args)
     except SageMemoryError as exc:

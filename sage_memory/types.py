@@ -249,6 +249,8 @@ class MemoryHit:
     score: float
     channels: tuple[str, ...] = ()
     why: str = ""
+    #: Every fact this memory supports no longer holds (at ``as_of``, or now).
+    expired: bool = False
 
     @property
     def id(self) -> str:

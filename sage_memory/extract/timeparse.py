@@ -12,6 +12,9 @@ Ambiguities are settled the way people usually mean them, and documented here:
   is the past one when the text is in the past tense, else the coming one.
 * A month without a year ("March", "May 1st") is in the anchor's year, or the year before
   when that date is after the anchor and the text is in the past tense.
+* When the text speaks of the future ("will", "starts", "is due", "plans to", ...), a month or a
+  month-day without a year is the next one on or after the anchor's day: "starts school in
+  September" said in December is next September.
 * "May" is a month only with a day, a year, or a preposition before it ("in May"), never the
   modal verb.
 """
@@ -126,6 +129,13 @@ _PAST = re.compile(
     r"|thought|heard|flew|began|became|\w{3,}ed)\b"
 )
 _FUTURE = re.compile(r"\b(?:will|shall|next|tomorrow|going to|gonna|plan|upcoming)\b", re.I)
+#: Words that put a bare date after the anchor: "starts school in September" said in December
+#: is next September. Present-tense schedule verbs ("starts", "is due") speak of the future too.
+_AHEAD = re.compile(
+    r"(?i)(?:\w'll\b|\b(?:will|shall|going to|gonna|plans?|planning|plan to|upcoming|soon"
+    r"|starts?|starting|begins?|beginning|is due|are due|due in|hopes? to|wants? to"
+    r"|intends? to|expects? to|is getting|are getting|is moving|are moving|looking forward)\b)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,10 +188,14 @@ def _shift(today: date, n: int, unit: str) -> tuple[date, Granularity]:
     return date(today.year + n, 1, 1), "year"
 
 
-def _past_or_current_year(month: int, day: int, today: date, past: bool) -> date:
+def _past_or_current_year(
+    month: int, day: int, today: date, past: bool, ahead: bool = False
+) -> date:
     candidate = date(today.year, month, day)
     if past and candidate > today:
         candidate = date(today.year - 1, month, day)
+    elif ahead and candidate < today:
+        candidate = date(today.year + 1, month, day)
     return candidate
 
 
@@ -199,7 +213,8 @@ def resolve_times(text: str, anchor: datetime) -> list[TimeMention]:
         return []
     anchor = anchor.replace(tzinfo=UTC) if anchor.tzinfo is None else anchor.astimezone(UTC)
     today = anchor.date()
-    past = bool(_PAST.search(text)) and not _FUTURE.search(text)
+    ahead = bool(_AHEAD.search(text))  # "is getting married": "-ed" alone is not the past
+    past = bool(_PAST.search(text)) and not _FUTURE.search(text) and not ahead
     found: list[TimeMention] = []
 
     def add(m: re.Match[str], value: date | datetime, gran: Granularity) -> None:
@@ -225,7 +240,7 @@ def resolve_times(text: str, anchor: datetime) -> list[TimeMention]:
                 if m.group("y"):
                     add(m, date(int(m.group("y")), month, day), "day")
                 else:
-                    add(m, _past_or_current_year(month, day, today, past), "day")
+                    add(m, _past_or_current_year(month, day, today, past, ahead), "day")
             except ValueError:
                 continue
     for m in _MY.finditer(text):
@@ -274,6 +289,8 @@ def resolve_times(text: str, anchor: datetime) -> list[TimeMention]:
             year += 1 if month <= today.month else 0
         elif past and month > today.month:
             year -= 1
+        elif ahead and month < today.month:
+            year += 1
         add(m, date(year, month, 1), "month")
     for m in _YEAR.finditer(text):
         add(m, date(int(m.group("y")), 1, 1), "year")

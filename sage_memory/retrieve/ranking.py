@@ -107,9 +107,12 @@ def rank_memories(
                     f=f,
                     neighbour=_best_neighbour(i, sym, own_of) if lifted else None,
                 ),
+                bool(f.expired),
             )
         )
-    return hits
+    # MMR picks which memories make the cut; they are listed by the score they carry, so a
+    # caller reading scores never sees a lower one above a higher one.
+    return sorted(hits, key=lambda h: -h.score)
 
 
 def _same_conversation(

@@ -78,7 +78,7 @@ def test_errors_exit_2_with_a_message(
     assert code == 2 and "does not exist" in err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "ok"}\n{not json\n')
-    code, _, err = run(capsys, *base, "import", str(bad))
+    code, _, err = run(capsys, *base, "import", str(bad), "--strict")
     assert code == 2 and "bad.jsonl:2" in err
     code, _, err = run(capsys, *base, "search", "x", "--as-of", "yesterday")
     assert code == 2 and "ISO-8601" in err

@@ -25,7 +25,6 @@ from typing import Any
 import pytest
 from reliability_kit import REPO_ROOT, graph_problems, open_memory, sqlite_problems
 
-from sage_memory import SageMemory
 from sage_memory.errors import NotFoundError, StorageError
 from sage_memory.index.numpy import NumpyVectorIndex
 from sage_memory.store.sqlite import SQLiteGraphStore
@@ -175,7 +174,6 @@ def test_eight_threads_match_a_serial_replay(tmp_path: Path, where: str) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(SageMemory, "evolve"), reason="SageMemory.evolve not there yet")
 def test_threads_with_evolve_keep_every_write(tmp_path: Path) -> None:
     """With evolution in the mix the graph may legitimately change shape (merges, decay), so
     only the memories and the invariants are compared. On the SQLite store (the folder run

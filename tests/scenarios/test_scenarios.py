@@ -15,10 +15,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip(
-    "sage_memory.extract.rules", reason="the default rule extractor is not written yet"
-)
-
 from sage_memory import SageMemory
 from sage_memory.testing.fakes import ManualClock
 

@@ -353,7 +353,8 @@ def test_a_failing_fallback_still_returns_a_delta() -> None:
 
 
 def test_real_rule_extractor_as_fallback() -> None:
-    rules = pytest.importorskip("sage_memory.extract.rules")
+    from sage_memory.extract import rules
+
     fallback = rules.RuleExtractor(ExtractConfig())  # as the engine builds it
     llm = ScriptedChatModel(["garbage", "more garbage"])
     delta = LLMExtractor(llm, fallback=fallback).extract(*item("Alice moved to Paris."))

@@ -125,3 +125,27 @@ def test_never_raises_and_spans_are_consistent(text: str) -> None:
 @settings(max_examples=200, deadline=None)
 def test_any_anchor_in_range_works(words: list[str], anchor: datetime) -> None:
     resolve_times(" ".join(words), anchor)
+
+
+# Issue 12, point 10: a bare month or month-day in a text about the future is the next one.
+DECEMBER = datetime(2026, 12, 10, 15, tzinfo=UTC)
+FORWARD = [
+    ("She starts school in September", "2027-09-01"),
+    ("We will visit Rome in March", "2027-03-01"),
+    ("The report is due on March 3", "2027-03-03"),
+    ("I'll fly to Oslo in February", "2027-02-01"),
+    ("He plans to move to Lisbon in June", "2027-06-01"),
+    ("The course begins in January", "2027-01-01"),
+    ("We're going to Tokyo in December", "2026-12-01"),  # this month is still this month
+    ("My sister is getting married on December 20", "2026-12-20"),
+    # past tense keeps the old reading
+    ("She started school in September", "2026-09-01"),
+    ("We visited Rome in March", "2026-03-01"),
+    ("I lived in Oslo in February", "2026-02-01"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FORWARD)
+def test_future_texts_resolve_bare_dates_forward(text: str, expected: str) -> None:
+    [mention] = resolve_times(text, DECEMBER)
+    assert mention.value.date().isoformat() == expected
