@@ -248,14 +248,76 @@ class ReadPath(EngineBase):
         self,
         task: str,
         *,
+        transitive: bool = False,
         as_of: datetime | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
     ) -> list[NodeHit]:
-        """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets."""
+        """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets;
+        ``transitive=True`` also what those need, level by level (up to 10), nearest first."""
         scope = Scope(user_id, agent_id, run_id)
-        return self._walk(task, scope, lambda g, n: st.requirements(g, n.scope, n.id, at=as_of))
+        if not transitive:
+            return self._walk(task, scope, lambda g, n: st.requirements(g, n.scope, n.id, at=as_of))
+        return self._chain(task, scope, st.NEEDS, transitive=True, as_of=as_of)
+
+    def _chain(
+        self,
+        name: str,
+        scope: Scope,
+        links: Sequence[st.Link],
+        *,
+        transitive: bool,
+        as_of: datetime | None,
+    ) -> list[NodeHit]:
+        return self._walk(
+            name,
+            scope,
+            lambda g, n: st.chain(g, n.scope, n.id, links, transitive=transitive, at=as_of),
+        )
+
+    def blockers(
+        self,
+        task: str,
+        *,
+        transitive: bool = False,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What holds ``task`` up (its BLOCKED_BY / DEPENDS_ON targets); ``transitive=True``
+        adds what blocks those in turn, in chain order (the furthest blocker last)."""
+        scope = Scope(user_id, agent_id, run_id)
+        return self._chain(task, scope, st.BLOCKERS, transitive=transitive, as_of=as_of)
+
+    def ancestors(
+        self,
+        kind: str,
+        *,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last."""
+        scope = Scope(user_id, agent_id, run_id)
+        return self._chain(kind, scope, st.KINDS, transitive=True, as_of=as_of)
+
+    def causes(
+        self,
+        effect: str,
+        *,
+        transitive: bool = False,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What caused ``effect`` (CAUSED_BY targets, CAUSES sources); ``transitive=True``
+        follows the causes back, so the last hit is the root cause as far as memory knows."""
+        scope = Scope(user_id, agent_id, run_id)
+        return self._chain(effect, scope, st.CAUSES, transitive=transitive, as_of=as_of)
 
     def next_steps(
         self,
