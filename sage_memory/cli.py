@@ -337,9 +337,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
             "before": mem.predecessors,
             "after": mem.successors,
             "needs": mem.requirements,
+            "blockers": mem.blockers,
+            "kinds": mem.ancestors,
+            "causes": mem.causes,
         }[args.question]
         kwargs: dict[str, Any] = _scope(args)
-        if args.question in ("before", "after"):
+        if args.question in ("before", "after", "needs", "blockers", "causes"):
             kwargs["transitive"] = args.all_steps
         hits = ask(args.name, **kwargs)
     lines = [f"{i}. {h.node.name} ({h.node.label})  {h.why}" for i, h in enumerate(hits, 1)]
@@ -696,9 +699,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--output", "-o", help="file for --format svg/html")
     sp = add("plan", "structure: what comes next / before / after / is needed for a task")
-    sp.add_argument("question", choices=["next", "before", "after", "needs"])
+    sp.add_argument(
+        "question", choices=["next", "before", "after", "needs", "blockers", "kinds", "causes"]
+    )
     sp.add_argument("name", help="task or project name, alias or id")
-    sp.add_argument("--all-steps", action="store_true", help="transitive (before/after)")
+    sp.add_argument(
+        "--all-steps",
+        action="store_true",
+        help="follow the relation transitively (before/after/needs/blockers/causes)",
+    )
     sp = add("path", "a shortest chain of facts between two nodes")
     sp.add_argument("source")
     sp.add_argument("target")

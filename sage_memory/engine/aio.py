@@ -137,6 +137,15 @@ class AsyncSageMemory:
     async def requirements(self, task: str, **kwargs: Any) -> list[NodeHit]:
         return await asyncio.to_thread(self.sync.requirements, task, **kwargs)
 
+    async def blockers(self, task: str, **kwargs: Any) -> list[NodeHit]:
+        return await asyncio.to_thread(self.sync.blockers, task, **kwargs)
+
+    async def ancestors(self, kind: str, **kwargs: Any) -> list[NodeHit]:
+        return await asyncio.to_thread(self.sync.ancestors, kind, **kwargs)
+
+    async def causes(self, effect: str, **kwargs: Any) -> list[NodeHit]:
+        return await asyncio.to_thread(self.sync.causes, effect, **kwargs)
+
     async def path_between(self, source: str, target: str, **kwargs: Any) -> list[EdgeHit]:
         return await asyncio.to_thread(self.sync.path_between, source, target, **kwargs)
 

@@ -465,14 +465,59 @@ class SageMemory:
         self,
         task: str,
         *,
+        transitive: bool = False,
         as_of: datetime | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
     ) -> list[NodeHit]:
-        """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets."""
+        """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets;
+        ``transitive=True`` also what those need, level by level (up to 10), nearest first."""
         scope = required(scope_of(user_id, agent_id, run_id))
-        return self._reads.requirements(task, scope, as_of=as_of)
+        return self._reads.requirements(task, scope, transitive=transitive, as_of=as_of)
+
+    def blockers(
+        self,
+        task: str,
+        *,
+        transitive: bool = False,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What holds ``task`` up (its BLOCKED_BY / DEPENDS_ON targets); ``transitive=True``
+        adds what blocks those in turn, in chain order (the furthest blocker last)."""
+        scope = required(scope_of(user_id, agent_id, run_id))
+        return self._reads.blockers(task, scope, transitive=transitive, as_of=as_of)
+
+    def ancestors(
+        self,
+        kind: str,
+        *,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last."""
+        scope = required(scope_of(user_id, agent_id, run_id))
+        return self._reads.ancestors(kind, scope, as_of=as_of)
+
+    def causes(
+        self,
+        effect: str,
+        *,
+        transitive: bool = False,
+        as_of: datetime | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[NodeHit]:
+        """What caused ``effect`` (CAUSED_BY targets, CAUSES sources); ``transitive=True``
+        follows the causes back, so the last hit is the root cause as far as memory knows."""
+        scope = required(scope_of(user_id, agent_id, run_id))
+        return self._reads.causes(effect, scope, transitive=transitive, as_of=as_of)
 
     def next_steps(
         self,

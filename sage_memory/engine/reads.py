@@ -172,9 +172,46 @@ class ReadPath:
             lambda g, n: st.successors(g, n.scope, n.id, transitive=transitive, at=as_of),
         )
 
-    def requirements(self, task: str, scope: Scope, *, as_of: datetime | None) -> list[NodeHit]:
-        """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets."""
-        return self.walk(task, scope, lambda g, n: st.requirements(g, n.scope, n.id, at=as_of))
+    def requirements(
+        self, task: str, scope: Scope, *, transitive: bool = False, as_of: datetime | None
+    ) -> list[NodeHit]:
+        """What ``task`` needs: its REQUIRES, DEPENDS_ON, BLOCKED_BY and USES targets;
+        ``transitive=True`` also what those need, level by level (up to 10), nearest first."""
+        if not transitive:
+            return self.walk(task, scope, lambda g, n: st.requirements(g, n.scope, n.id, at=as_of))
+        return self.chain(task, scope, st.NEEDS, transitive=True, as_of=as_of)
+
+    def chain(
+        self,
+        name: str,
+        scope: Scope,
+        links: Sequence[st.Link],
+        *,
+        transitive: bool,
+        as_of: datetime | None,
+    ) -> list[NodeHit]:
+        """Follow ``links`` from ``name`` (one level, or up to 10 when ``transitive``)."""
+        return self.walk(
+            name,
+            scope,
+            lambda g, n: st.chain(g, n.scope, n.id, links, transitive=transitive, at=as_of),
+        )
+
+    def blockers(
+        self, task: str, scope: Scope, *, transitive: bool, as_of: datetime | None
+    ) -> list[NodeHit]:
+        """What holds ``task`` up (BLOCKED_BY / DEPENDS_ON), the furthest blocker last."""
+        return self.chain(task, scope, st.BLOCKERS, transitive=transitive, as_of=as_of)
+
+    def ancestors(self, kind: str, scope: Scope, *, as_of: datetime | None) -> list[NodeHit]:
+        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last."""
+        return self.chain(kind, scope, st.KINDS, transitive=True, as_of=as_of)
+
+    def causes(
+        self, effect: str, scope: Scope, *, transitive: bool, as_of: datetime | None
+    ) -> list[NodeHit]:
+        """What caused ``effect``; ``transitive=True`` follows causes back to the root."""
+        return self.chain(effect, scope, st.CAUSES, transitive=transitive, as_of=as_of)
 
     def next_steps(
         self, project_or_task: str, scope: Scope, *, as_of: datetime | None

@@ -120,6 +120,33 @@ def _plan_lines(
             b.add(f"- After {name}: {s.node.name}{_status(s)}{_src(s)}", s, f"after {name}")
 
 
+#: Questions answered by a chain: the relation followed, and how a step reads.
+CHAINS: dict[str, tuple[tuple[st.Link, ...], str]] = {
+    "blockers": (st.BLOCKERS, "blocked by"),
+    "kinds": (st.KINDS, "a kind of"),
+    "causes": (st.CAUSES, "caused by"),
+}
+
+
+def _chain_lines(
+    b: _Builder, store: GraphReader, scope: Scope, node: Node, *, kind: str, at: datetime | None
+) -> None:
+    """The relation followed from ``node`` level by level (bounded), in order, each cited."""
+    links, verb = CHAINS[kind]
+    steps = st.chain(store, scope, node.id, links, transitive=True, at=at)
+    b.known[node.id] = node.name
+    for s in steps:
+        e = s.edge
+        near = (
+            node.name
+            if e is None
+            else b.name_of(e.source_id if e.source_id != s.node.id else e.target_id)
+        )
+        level = f" (level {s.hops})" if s.hops > 1 else ""
+        b.add(f"- {near} {verb} {s.node.name}{level}{_status(s)}{_src(s)}", s, f"{verb} {near}")
+        b.known[s.node.id] = s.node.name
+
+
 def _diagnosis_lines(
     b: _Builder, d: st.Diagnosis, subject: Node, store: GraphReader, scope: Scope
 ) -> None:
@@ -156,6 +183,10 @@ def structure_view(
                 f"- {h.source_name} -{h.relation}-> {h.target_name}" + (f" [{c}]" if c else "")
             )
             b.edges.setdefault(h.edge.id, h.edge)
+    elif kind in CHAINS:
+        subject = _subject(linked)
+        if subject is not None:
+            _chain_lines(b, store, scope, subject, kind=kind, at=at)
     elif kind is not None:
         subject = _subject(linked)
         if subject is not None:

@@ -15,7 +15,7 @@ from typing import Literal
 from sage_memory.words import QUERY_STOPWORDS
 
 Grain = Literal["day", "week", "month", "year"]
-Structure = Literal["next", "after", "before", "requires", "path"]
+Structure = Literal["next", "after", "before", "requires", "path", "blockers", "kinds", "causes"]
 
 _MONTH_NAMES = (
     "january",
@@ -49,6 +49,26 @@ _PAST = re.compile(
     r"|originally|at first|at the time|history|ago|before|old|until)\b"
 )
 _STRUCTURE: tuple[tuple[Structure, re.Pattern[str]], ...] = (
+    # Chains first: they ask for the same relation as "before" or a diagnosis, followed
+    # to its end (the answer lists every level, each step cited).
+    (
+        "blockers",
+        re.compile(
+            r"\b((indirect|transitive|ultimate|upstream)(ly)? block|(all|every)(thing)? (that )?"
+            r"(is )?block|block\w* .{0,40}\b(indirectly|ultimately|in turn|transitively))"
+        ),
+    ),
+    (
+        "kinds",
+        re.compile(
+            r"\b(every level|all (the )?(levels|categories|broader)|taxonomy|ancestors?"
+            r"|broader (kinds?|categor\w+)|kind of .{0,40}\b(ultimately|in turn))\b"
+        ),
+    ),
+    (
+        "causes",
+        re.compile(r"\b(root cause|deepest cause|underlying cause|original cause|ultimately caus)"),
+    ),
     (
         "path",
         re.compile(

@@ -366,5 +366,53 @@ def node_hits(store: GraphReader, scope: Scope, steps: Sequence[Step]) -> list[N
             bits.append(f"status: {s.status}")
         if s.hops > 1:
             bits.append(f"{s.hops} steps away")
+        if s.edge is not None and s.edge.memory_ids:
+            # Each step cites the memories that state its fact.
+            bits.append("mem " + ", ".join(m[:8] for m in s.edge.memory_ids[:3]))
         out.append(s.hit("; ".join(bits) or s.node.name))
     return out
+
+
+#: Chains a question may follow: relation -> which end of the edge is the next step.
+#: ``"target"``: ``a REL b`` leads from a to b; ``"source"``: it leads from b to a.
+Link = tuple[str, Literal["source", "target"]]
+BLOCKERS: tuple[Link, ...] = (("BLOCKED_BY", "target"), ("DEPENDS_ON", "target"))
+NEEDS: tuple[Link, ...] = tuple((r, "target") for r in REQUIREMENT)
+KINDS: tuple[Link, ...] = (("IS_A", "target"),)
+CAUSES: tuple[Link, ...] = (("CAUSED_BY", "target"), ("CAUSES", "source"))
+
+
+def chain(
+    store: GraphReader,
+    scope: Scope,
+    node_id: str,
+    links: Sequence[Link],
+    *,
+    transitive: bool = False,
+    at: datetime | None = None,
+    max_depth: int = MAX_DEPTH,
+) -> list[Step]:
+    """Follow ``links`` from ``node_id``: one step, or transitively up to ``max_depth`` levels.
+
+    Breadth first, so the result is in chain order (nearest first, the deepest last); each
+    step keeps the fact that reached it (its memory ids cite it). A node is visited once,
+    so a cycle ends the walk; the cost is one edge read per level.
+    """
+    lead = dict(links)
+    seen: dict[str, tuple[Edge, int]] = {}
+    frontier = [node_id]
+    for depth in range(1, (max_depth if transitive else 1) + 1):
+        if not frontier:
+            break
+        here = set(frontier)
+        nxt: list[str] = []
+        edges = _current(store.edges_of(scope, frontier, relations=sorted(lead)), at)
+        for e in sorted(edges, key=lambda e: (-e.weight, e.id)):
+            end = lead[e.relation]
+            src, dst = (e.source_id, e.target_id) if end == "target" else (e.target_id, e.source_id)
+            if src in here and dst != node_id and dst not in seen:
+                seen[dst] = (e, depth)
+                nxt.append(dst)
+        frontier = nxt
+    found = [(nid, e, d) for nid, (e, d) in seen.items()]
+    return _steps(store, scope, found, at)
