@@ -69,7 +69,14 @@ def translate_error(url: str, error: Exception) -> StorageError:
     return StorageError(f"cannot use PostgreSQL at {where}: {text}; {fix}")
 
 
-def open_pool(url: str, *, min_size: int = 1, max_size: int = 8, timeout: float = 10.0) -> Any:
+def open_pool(
+    url: str,
+    *,
+    min_size: int = 1,
+    max_size: int = 8,
+    timeout: float = 10.0,
+    search_path: str | None = None,
+) -> Any:
     """Open a psycopg connection pool on ``url`` and check one connection works.
 
     Raises:
@@ -91,13 +98,16 @@ def open_pool(url: str, *, min_size: int = 1, max_size: int = 8, timeout: float 
         psycopg.connect(url, connect_timeout=int(timeout)).close()
     except psycopg.Error as error:
         raise translate_error(url, error) from error
+    kwargs: dict[str, Any] = {"autocommit": False}
+    if search_path is not None:
+        kwargs["options"] = f"-c search_path={check_schema(search_path)},public"
     pool: ConnectionPool[Any] = ConnectionPool(
         url,
         min_size=min_size,
         max_size=max_size,
         timeout=timeout,
         open=True,
-        kwargs={"autocommit": False},
+        kwargs=kwargs,
     )
     return pool
 
