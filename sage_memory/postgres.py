@@ -42,6 +42,25 @@ def check_schema(schema: str) -> str:
     return schema
 
 
+def split_schema(url: str, default: str = "sage_memory") -> tuple[str, str]:
+    """Take our own ``schema=NAME`` query parameter out of a URL (libpq would reject it).
+
+    ``postgresql://host/db?schema=team_a`` keeps one memory per schema in a shared database.
+    """
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    schema = default
+    kept = []
+    for key, value in query:
+        if key == "schema":
+            schema = value
+        else:
+            kept.append((key, value))
+    return urlunsplit(parts._replace(query=urlencode(kept))), check_schema(schema)
+
+
 def _redact(url: str) -> str:
     """The URL without its password, for error messages."""
     return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
@@ -131,7 +150,7 @@ def ensure_pgvector(pool: Any, url: str) -> None:
                     "install pgvector >= 0.5 on the server (for example the package "
                     "postgresql-16-pgvector, or enable 'vector' on a managed service)"
                 )
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
             conn.commit()
         except psycopg.errors.UniqueViolation:
             conn.rollback()  # another process created it at the same moment

@@ -94,6 +94,9 @@ class SageMemory(WritePath, ReadPath, EvolutionOps, MaintenanceOps):
         llm: a :class:`ChatModel` or a litellm model string; enables the LLM extractor.
         extractor: a custom :class:`Extractor`; overrides the default choice.
         clock: returns "now" (UTC); inject one in tests of time-dependent behaviour.
+        url: ``postgresql://...[?schema=NAME]``: server mode, the store and vectors in
+            PostgreSQL + pgvector, shared by many processes and machines (README "Server
+            mode").
 
     Example:
         >>> mem = SageMemory()
@@ -113,8 +116,15 @@ class SageMemory(WritePath, ReadPath, EvolutionOps, MaintenanceOps):
         store: GraphStore | None = None,
         index: VectorIndex | None = None,
         clock: Clock | None = None,
+        url: str | None = None,
     ) -> None:
         self.config = config or SageConfig()
+        if url is not None:
+            if path is not None or store is not None or index is not None:
+                raise ConfigError(
+                    "pass either url= (server mode) or a folder / store= / index=, not both"
+                )
+            store, index = _server_backends(url)
         if not isinstance(self.config, SageConfig):
             raise ConfigError(f"config must be a SageConfig, got {type(self.config).__name__}")
         self._clock = clock or utcnow
@@ -352,3 +362,19 @@ class SageMemory(WritePath, ReadPath, EvolutionOps, MaintenanceOps):
             mem.close()
             raise
         return mem
+
+
+def _server_backends(url: str) -> tuple[GraphStore, VectorIndex]:
+    """The PostgreSQL store and pgvector index of server mode, sharing one connection pool."""
+    from sage_memory.index.postgres import PostgresVectorIndex
+    from sage_memory.postgres import split_schema
+    from sage_memory.store.postgres import PostgresGraphStore
+
+    url, schema = split_schema(url)
+    store = PostgresGraphStore(url, schema=schema)
+    try:
+        index = PostgresVectorIndex(url, schema=store.schema, pool=store.pool)
+    except BaseException:
+        store.close()
+        raise
+    return store, index

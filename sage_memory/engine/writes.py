@@ -6,6 +6,7 @@ add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -157,7 +158,11 @@ class WritePath(EngineBase):
         vectors = self.embedder.embed([m.text for m in memories])
         deltas = self._extract(memories, vectors) if infer else [None] * len(memories)
         self._ingestor.prepare(deltas)
-        with self._lock:
+        # A store shared by processes (PostgreSQL) also locks the partition across processes:
+        # entity resolution and single-valued relations read what is stored, then write.
+        scope_lock = getattr(self.store, "scope_lock", None)
+        cross = scope_lock(scope.partition.key) if scope_lock else contextlib.nullcontext()
+        with self._lock, cross:
             self._check_open()
             uow = UnitOfWork(self.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []

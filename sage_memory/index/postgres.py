@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from sage_memory.errors import StorageError, ValidationError
-from sage_memory.index.base import Vectors
 from sage_memory.index.numpy import prepare_batch, prepare_query
 from sage_memory.postgres import check_schema, ensure_pgvector, open_pool
+from sage_memory.types import Vector as Vectors
 
 __all__ = ["PostgresVectorIndex"]
 

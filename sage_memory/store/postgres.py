@@ -23,11 +23,11 @@ import numpy as np
 from sage_memory.codec import dumps, from_dict
 from sage_memory.errors import StorageError, ValidationError
 from sage_memory.postgres import check_schema, open_pool
-from sage_memory.store.base import Direction, TextEntity, Vector, name_key
-from sage_memory.store.lexical import query_terms, tokens
+from sage_memory.store.base import Direction, TextEntity, name_key
 from sage_memory.store.postgres_evolver import PostgresEvolverState
 from sage_memory.store.postgres_schema import migrate
-from sage_memory.types import Change, Edge, Memory, Node, Scope
+from sage_memory.types import Change, Edge, Memory, Node, Scope, Vector
+from sage_memory.words import query_terms, word_tokens
 
 __all__ = ["PostgresGraphStore"]
 
@@ -53,7 +53,7 @@ def _clean(text: str) -> str:
 def _words(text: str) -> str:
     """The text as our own word tokens, so PostgreSQL's parser (which keeps "pandas.read_csv"
     or an e-mail address as one token) splits words exactly as the query side does."""
-    return _clean(" ".join(tokens(text)))
+    return _clean(" ".join(word_tokens(text)))
 
 
 def _blob(vector: Vector) -> bytes:
@@ -84,6 +84,11 @@ class PostgresGraphStore(PostgresEvolverState):
         self._lock = threading.Lock()
         with self._pool.connection() as conn:
             migrate(conn, self.schema)
+
+    @property
+    def pool(self) -> Any:
+        """The connection pool (shared with the vector index in server mode)."""
+        return self._pool
 
     # -- plumbing --------------------------------------------------------------------------
     def _check_open(self) -> None:

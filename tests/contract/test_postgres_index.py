@@ -62,7 +62,7 @@ def test_a_plain_user_works_once_pgvector_is_installed(postgres_url: str) -> Non
     import psycopg
 
     with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
         conn.execute("DROP ROLE IF EXISTS sage_plain_user")
         conn.execute("CREATE ROLE sage_plain_user LOGIN PASSWORD 'right'")
         conn.execute("GRANT CREATE ON DATABASE postgres TO sage_plain_user")
