@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -97,3 +99,24 @@ def test_processes_writing_one_scope_never_duplicate_or_double_current(url: str)
         assert len(current) == 1, current  # one current value of a single-valued relation
     finally:
         mem.close()
+
+
+def test_cli_db_flag_and_env(url: str) -> None:
+    env = {**os.environ, "SAGE_EMBEDDER": "hashing"}
+    cli = [sys.executable, "-m", "sage_memory.cli", "--embedder", "hashing"]
+    add = subprocess.run(
+        [*cli, "--db", url, "--user", "bob", "add", "Bob lives in Oslo", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    mid = json.loads(add.stdout)["memory_id"]
+    found = subprocess.run(
+        [*cli, "--user", "bob", "search", "Oslo", "--json"],
+        capture_output=True,
+        text=True,
+        env={**env, "SAGE_MEMORY_URL": url},
+        check=True,
+    )
+    assert json.loads(found.stdout)["memories"][0]["id"] == mid
