@@ -109,6 +109,7 @@ def big_scope(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     yield m
     m.close()
 
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """The URL of a PostgreSQL server with pgvector available."""
