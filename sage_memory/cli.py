@@ -93,6 +93,8 @@ def edge_json(e: Any, names: dict[str, str]) -> dict[str, Any]:
 def _open(args: argparse.Namespace, path: str | None = None) -> Any:
     from sage_memory.engine.core import SageMemory
 
+    if path is None and getattr(args, "db", None):
+        return SageMemory(url=args.db, embedder=args.embedder)  # server mode (PostgreSQL)
     return SageMemory(path or args.path, embedder=args.embedder)
 
 
@@ -655,6 +657,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--path",
         default=env.get("SAGE_MEMORY_PATH", "./memory"),
         help="memory folder (default: $SAGE_MEMORY_PATH or ./memory)",
+    )
+    p.add_argument(
+        "--db",
+        default=env.get("SAGE_MEMORY_URL"),
+        help="server mode: postgresql://... URL, used instead of --path "
+        "(default: $SAGE_MEMORY_URL)",
     )
     p.add_argument("--user", default=env.get("SAGE_MEMORY_USER"), help="user_id scope")
     p.add_argument("--agent", default=None, help="agent_id scope")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -13,6 +14,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, NodeSpec
+
+#: Set to a PostgreSQL URL (with pgvector) to test server mode on your own server instead
+#: of the pgserver one the session starts.
+POSTGRES_ENV_URL = "SAGE_TEST_POSTGRES_URL"
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -103,3 +108,21 @@ def big_scope(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     m = SageMemory.load(export, None, embedder="hashing")
     yield m
     m.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """The URL of a PostgreSQL server with pgvector available."""
+    url = os.environ.get(POSTGRES_ENV_URL)
+    if url:
+        yield url
+        return
+    import pgserver  # the dev extra; a missing server must fail the run, not skip it
+
+    # A short path: the server's unix socket lives in this folder (108-byte limit on sockets).
+    folder = tempfile.mkdtemp(prefix="sagepg")
+    server = pgserver.get_server(folder, cleanup_mode="delete")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()

@@ -77,6 +77,9 @@ class SageMemory:
         llm: a :class:`ChatModel` or a litellm model string; enables the LLM extractor.
         extractor: a custom :class:`Extractor`; overrides the default choice.
         clock: returns "now" (UTC); inject one in tests of time-dependent behaviour.
+        url: ``postgresql://...[?schema=NAME]``: server mode, the store and vectors in
+            PostgreSQL + pgvector, shared by many processes and machines (README "Server
+            mode").
 
     Example:
         >>> mem = SageMemory()
@@ -96,10 +99,17 @@ class SageMemory:
         store: GraphStore | None = None,
         index: VectorIndex | None = None,
         clock: Clock | None = None,
+        url: str | None = None,
     ) -> None:
         config = config or SageConfig()
         if not isinstance(config, SageConfig):
             raise ConfigError(f"config must be a SageConfig, got {type(config).__name__}")
+        if url is not None:
+            if path is not None or store is not None or index is not None:
+                raise ConfigError(
+                    "pass either url= (server mode) or a folder / store= / index=, not both"
+                )
+            store, index = wiring.server_backends(url)
         folder = None if path is None else Path(path)
         self._folder_lock = None if folder is None else wiring.open_folder(folder)
         self._schedule: Schedule | None = None

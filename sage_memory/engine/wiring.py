@@ -85,6 +85,22 @@ def default_store(path: Path | None) -> GraphStore:
     return SQLiteGraphStore(path / DB_FILE)
 
 
+def server_backends(url: str) -> tuple[GraphStore, VectorIndex]:
+    """The PostgreSQL store and pgvector index of server mode, sharing one connection pool."""
+    from sage_memory.index.postgres import PostgresVectorIndex
+    from sage_memory.postgres import split_schema
+    from sage_memory.store.postgres import PostgresGraphStore
+
+    url, schema = split_schema(url)
+    store = PostgresGraphStore(url, schema=schema)
+    try:
+        index = PostgresVectorIndex(url, schema=store.schema, pool=store.pool)
+    except BaseException:
+        store.close()
+        raise
+    return store, index
+
+
 def default_index(config: SageConfig, path: Path | None) -> VectorIndex:
     """The vector index ``config.vector_index`` names ("auto": numpy in memory, else Chroma)."""
     kind = config.vector_index

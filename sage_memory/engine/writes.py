@@ -6,6 +6,7 @@ add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -162,7 +163,11 @@ class WritePath:
         vectors = ctx.embedder.embed([m.text for m in memories])
         deltas = self._extract(memories, vectors) if infer else [None] * len(memories)
         ctx.ingestor.prepare(deltas)
-        with ctx.writing():
+        # A store shared by processes (PostgreSQL) also locks the partition across processes:
+        # entity resolution and single-valued relations read what is stored, then write.
+        scope_lock = getattr(ctx.store, "scope_lock", None)
+        cross = scope_lock(scope.partition.key) if scope_lock else contextlib.nullcontext()
+        with ctx.writing(), cross:
             uow = UnitOfWork(ctx.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []
             for memory, vec, delta in zip(memories, vectors, deltas, strict=True):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,17 @@ def test_the_readme_has_snippets() -> None:
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_snippet_runs(
-    index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    index: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
 ) -> None:
     monkeypatch.chdir(tmp_path)  # snippets use ./memory
+    if "SAGE_MEMORY_URL" in BLOCKS[index]:  # the server-mode block: a real PostgreSQL
+        url = request.getfixturevalue("postgres_url")
+        sep = "&" if "?" in url else "?"
+        monkeypatch.setenv("SAGE_MEMORY_URL", f"{url}{sep}schema=readme_{uuid.uuid4().hex[:12]}")
     namespace: dict[str, object] = {"__name__": f"readme_{index}"}
     exec(compile(BLOCKS[index], f"README.md[python block {index}]", "exec"), namespace)
     capsys.readouterr()

@@ -18,7 +18,8 @@ How the reference data model maps onto the graph memory
 - Deleting forgets the memories that exist only for the deleted item and removes the graph item.
 
 The scope is ``SAGE_MEMORY_USER`` (default ``"default"``) and the memory folder
-``SAGE_MEMORY_PATH`` (default ``~/.sage_memory/mcp``; ``:memory:`` keeps nothing). Embedder, LLM
+``SAGE_MEMORY_PATH`` (default ``~/.sage_memory/mcp``; ``:memory:`` keeps nothing), or in server mode
+``SAGE_MEMORY_URL`` (``postgresql://...``), which several clients can share at once. Embedder, LLM
 and index come from ``SageConfig.from_env()`` (SAGE_EMBEDDER, SAGE_LLM, SAGE_VECTOR_INDEX).
 """
 
@@ -503,6 +504,9 @@ def memory_from_env(environ: Mapping[str, str] | None = None) -> tuple[SageMemor
     """The SageMemory and user id the environment names (see the module docstring)."""
     env = os.environ if environ is None else environ
     user = env.get("SAGE_MEMORY_USER") or "default"
+    url = env.get("SAGE_MEMORY_URL")
+    if url:
+        return SageMemory(url=url, config=SageConfig.from_env(env)), user
     raw = env.get("SAGE_MEMORY_PATH") or DEFAULT_PATH
     path = None if raw == ":memory:" else Path(raw).expanduser()
     return SageMemory(path, config=SageConfig.from_env(env)), user

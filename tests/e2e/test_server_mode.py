@@ -1,0 +1,122 @@
+"""Server mode end to end: SageMemory(url=...) on a real PostgreSQL, several processes at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections import Counter
+
+import pytest
+
+from sage_memory import SageMemory
+from sage_memory.errors import ConfigError
+from sage_memory.store.base import name_key
+from sage_memory.types import Scope
+
+
+def _url(postgres_url: str, schema: str) -> str:
+    sep = "&" if "?" in postgres_url else "?"
+    return f"{postgres_url}{sep}schema={schema}"
+
+
+@pytest.fixture
+def url(postgres_url: str) -> str:
+    return _url(postgres_url, "t_" + uuid.uuid4().hex[:12])
+
+
+def test_add_search_reopen(url: str) -> None:
+    mem = SageMemory(url=url, embedder="hashing")
+    mem.add("Alice lives in Paris", user_id="alice")
+    mem.add("Bob lives in Rome", user_id="bob")
+    hits = mem.search("where does alice live?", user_id="alice").memories
+    assert [m.text for m in hits] == ["Alice lives in Paris"]
+    mem.close()
+    again = SageMemory(url=url, embedder="hashing")
+    try:
+        assert [m.text for m in again.get_all(user_id="alice")] == ["Alice lives in Paris"]
+        # Bob's memory never reaches Alice's results.
+        assert "Bob lives in Rome" not in [
+            m.text for m in again.search("Rome", user_id="alice").memories
+        ]
+    finally:
+        again.close()
+
+
+def test_url_and_folder_together_is_a_config_error(url: str, tmp_path: object) -> None:
+    with pytest.raises(ConfigError, match="not both"):
+        SageMemory(str(tmp_path), url=url)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from sage_memory import SageMemory
+    url, worker = sys.argv[1], int(sys.argv[2])
+    mem = SageMemory(url=url, embedder="hashing")
+    cities = ["Paris", "Rome", "Oslo", "Lima", "Kyoto"]
+    for i in range(15):
+        mem.add(f"Alice lives in {cities[(worker + i) % len(cities)]}", user_id="shared")
+    mem.close()
+    print("ok")
+    """
+)
+
+
+def test_processes_writing_one_scope_never_duplicate_or_double_current(url: str) -> None:
+    SageMemory(url=url, embedder="hashing").close()  # create the schema once, up front
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, url, str(worker)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for worker in range(4)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert out.strip() == "ok"
+
+    mem = SageMemory(url=url, embedder="hashing")
+    try:
+        scope = Scope(user_id="shared")
+        assert mem.store.count_memories(scope) == 60  # no acknowledged write lost
+        nodes = mem.store.list_nodes(scope)
+        names = Counter(name_key(n.name) for n in nodes)
+        assert names and max(names.values()) == 1, names  # no duplicate node
+        alice = [n for n in nodes if name_key(n.name) == "alice"]
+        assert len(alice) == 1
+        current = [
+            e
+            for e in mem.store.edges_of(scope, [alice[0].id], direction="out")
+            if e.relation == "LIVES_IN" and e.expired_at is None and e.valid_to is None
+        ]
+        assert len(current) == 1, current  # one current value of a single-valued relation
+    finally:
+        mem.close()
+
+
+def test_cli_db_flag_and_env(url: str) -> None:
+    env = {**os.environ, "SAGE_EMBEDDER": "hashing"}
+    cli = [sys.executable, "-m", "sage_memory.cli", "--embedder", "hashing"]
+    add = subprocess.run(
+        [*cli, "--db", url, "--user", "bob", "add", "Bob lives in Oslo", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    mid = json.loads(add.stdout)["memory_id"]
+    found = subprocess.run(
+        [*cli, "--user", "bob", "search", "Oslo", "--json"],
+        capture_output=True,
+        text=True,
+        env={**env, "SAGE_MEMORY_URL": url},
+        check=True,
+    )
+    assert json.loads(found.stdout)["memories"][0]["id"] == mid
