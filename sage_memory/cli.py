@@ -793,7 +793,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"note: no --user given; using user {DEFAULT_USER!r} (set --user or $SAGE_MEMORY_USER)",
             file=sys.stderr,
         )
-    if args.command in _NEEDS_FOLDER and not Path(args.path).exists():
+    server = getattr(args, "db", None)  # server mode has no folder to check
+    if args.command in _NEEDS_FOLDER and not server and not Path(args.path).exists():
         print(
             f"error: no memory folder at {args.path}; check --path (or $SAGE_MEMORY_PATH), "
             "or create one with add/import",
