@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from sage_memory.entities.names import match_key
 from sage_memory.entities.resolution import cosine, labels_compatible, name_similarity
-from sage_memory.entities.siblings import are_siblings
+from sage_memory.entities.siblings import are_siblings, name_tokens
 from sage_memory.evolve.proposal import Proposal, is_current, pair_key
 from sage_memory.store.base import name_key
 from sage_memory.types import Edge, Node, new_id
@@ -115,8 +115,10 @@ def merge_score(
     ties = {t for t in typed_a if t[0] not in LOOSE and t[2] != b.id} & {
         t for t in typed_b if t[0] not in LOOSE and t[2] != a.id
     }
-    if ties and not alias and name < fuzzy:
-        return None  # co-listed under one parent (Paris and Marseille, both IN France)
+    if ties and not alias and name < fuzzy and not _share_a_word(a, b):
+        # Co-listed under one parent (Paris and Marseille, both IN France). Names that share
+        # a word (collections.OrderedDict / OrderedDict) may be a qualified and a bare form.
+        return None
     embedding = 0.0
     if vector_a is not None and vector_b is not None:
         embedding = max(0.0, cosine(vector_a, vector_b))
@@ -144,6 +146,11 @@ def merge_score(
         "names": [a.name, b.name],
     }
     return round(score, 4), evidence
+
+
+def _share_a_word(a: Node, b: Node) -> bool:
+    words_a = {t for n in (a.name, *a.aliases) for t in name_tokens(n)}
+    return any(t in words_a for n in (b.name, *b.aliases) for t in name_tokens(n))
 
 
 def choose_keep(

@@ -101,3 +101,18 @@ def test_write_time_resolution_keeps_siblings_apart() -> None:
         config=ExtractConfig(fuzzy_threshold=0.8),
     )
     assert typo.node_id == "n1"
+
+
+def test_a_qualified_and_a_bare_name_under_one_parent_stay_candidates() -> None:
+    a, b = node("a", "collections.OrderedDict"), node("b", "OrderedDict")
+    tie = [("PART_OF", True, "stdlib")]
+    scored = duplicates.merge_score(
+        a,
+        b,
+        aliases=merge_aliases(),
+        neighbours_a=["stdlib", "x"],
+        neighbours_b=["stdlib", "x"],
+        typed_a=tie,
+        typed_b=tie,
+    )
+    assert scored is not None
