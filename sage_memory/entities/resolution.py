@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import match_key, merge_aliases
+from sage_memory.entities.siblings import are_siblings
 from sage_memory.types import Node, NodeSpec
 
 try:  # rapidfuzz is a core dependency, but stay usable if a slim install lacks it
@@ -189,6 +190,10 @@ def resolve_entity(
             match = (0, "exact", 1.0)
         elif spec_canon & canon:
             match = (1, "alias", 1.0)
+        elif are_siblings((spec.name, *spec.aliases), (node.name, *node.aliases)):
+            # typing.Iterable / typing.Iterator: alike as strings, two members of a family;
+            # never merged here, at most reported as ambiguous for review.
+            pass
         elif fuzzy >= config.fuzzy_threshold:
             match = (2, "fuzzy", fuzzy)
         elif embedded >= config.embedding_threshold:

@@ -10,6 +10,9 @@ Merge evidence, each reported with the suggestion:
   neighbours on ("deep learning" and "deep neural networks" sit among the same things).
 
 Two nodes joined by a typed edge (IS_A, PART_OF, USES...) are two things and never candidates.
+Neither are siblings: names one distinctive word apart (``PosixPath`` / ``WindowsPath``, see
+:mod:`sage_memory.entities.siblings`), or unlike names with the same typed tie to one node
+(Paris and Marseille, both LOCATED_IN France).
 A name match is decisive (0.99) and near-identical names (word order, a typo: similarity at
 ``ExtractConfig.fuzzy_threshold``) score about 0.95; otherwise the score is ``0.4 name + 0.3
 embedding + 0.3 neighbours``, capped at 0.5 without a shared neighbour (the name and its
@@ -41,6 +44,7 @@ from numpy.typing import NDArray
 
 from sage_memory.entities.names import match_key
 from sage_memory.entities.resolution import cosine, labels_compatible, name_similarity
+from sage_memory.entities.siblings import are_siblings, name_tokens
 from sage_memory.evolve.proposal import Proposal, is_current, pair_key
 from sage_memory.store.base import name_key
 from sage_memory.types import Edge, Node, new_id
@@ -72,6 +76,8 @@ def merge_score(
     neighbours_b: Iterable[str] = (),
     linked_by: Iterable[str] = (),
     fuzzy: float = 0.92,
+    typed_a: Iterable[tuple[str, bool, str]] = (),
+    typed_b: Iterable[tuple[str, bool, str]] = (),
 ) -> tuple[float, dict[str, Any]] | None:
     """How likely ``a`` and ``b`` are one thing, with the evidence; None if they cannot be.
 
@@ -87,6 +93,9 @@ def merge_score(
             ("deep neural networks" IS_A "neural networks") rules the pair out.
         fuzzy: Name similarity from which names alone are near-certain
             (``ExtractConfig.fuzzy_threshold``).
+        typed_a: ``(relation, outgoing, other id)`` of ``a``'s typed current edges.
+        typed_b: Same for ``b``. Two nodes with the same typed tie to one node (both IS_A
+            "city", both LOCATED_IN France) and unlike names are siblings under a parent.
     """
     if a.id == b.id or SUMMARY_LABEL in (a.label, b.label):
         return None
@@ -100,7 +109,16 @@ def merge_score(
     if not ca or not cb:
         return None
     alias = bool(ca & cb)
+    if not alias and are_siblings((a.name, *a.aliases), (b.name, *b.aliases)):
+        return None  # PosixPath / WindowsPath: one distinctive word apart, two things
     name = 1.0 if alias else max(name_similarity(x, y) for x in ca for y in cb)
+    ties = {t for t in typed_a if t[0] not in LOOSE and t[2] != b.id} & {
+        t for t in typed_b if t[0] not in LOOSE and t[2] != a.id
+    }
+    if ties and not alias and name < fuzzy and not _share_a_word(a, b):
+        # Co-listed under one parent (Paris and Marseille, both IN France). Names that share
+        # a word (collections.OrderedDict / OrderedDict) may be a qualified and a bare form.
+        return None
     embedding = 0.0
     if vector_a is not None and vector_b is not None:
         embedding = max(0.0, cosine(vector_a, vector_b))
@@ -128,6 +146,11 @@ def merge_score(
         "names": [a.name, b.name],
     }
     return round(score, 4), evidence
+
+
+def _share_a_word(a: Node, b: Node) -> bool:
+    words_a = {t for n in (a.name, *a.aliases) for t in name_tokens(n)}
+    return any(t in words_a for n in (b.name, *b.aliases) for t in name_tokens(n))
 
 
 def choose_keep(

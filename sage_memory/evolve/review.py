@@ -105,6 +105,11 @@ def merge_candidates(
         others += ev.store.get_nodes(part, sorted(c for c in cands if c not in written))
         edges = ws.edges_of(part, [nid, *(o.id for o in others)])
         neigh, degree = _neighbourhood(edges)
+        typed: dict[str, set[tuple[str, bool, str]]] = defaultdict(set)
+        for e in edges:
+            if is_current(e) and e.relation not in STRUCTURAL and e.source_id != e.target_id:
+                typed[e.source_id].add((e.relation, True, e.target_id))
+                typed[e.target_id].add((e.relation, False, e.source_id))
         links: dict[str, set[str]] = defaultdict(set)
         for e in edges:
             if is_current(e) and nid in (e.source_id, e.target_id):
@@ -124,6 +129,8 @@ def merge_candidates(
                 neighbours_b=neigh[other.id],
                 linked_by=links[other.id],
                 fuzzy=ev.config.extract.fuzzy_threshold,
+                typed_a=typed[nid],
+                typed_b=typed[other.id],
             )
             if scored is None or scored[0] < ev.cfg.merge_suggest_confidence:
                 continue

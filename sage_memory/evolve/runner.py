@@ -320,7 +320,13 @@ class Evolver:
             self._conflicts(ws, part, run, changed=changed, edges=edges, budget=budget)
         if ops & {"merge", "split"}:
             pool = list(dict.fromkeys([*changed, *(n.id for n in nodes)]))
-            self._duplicates(ws, part, run, pool[: max(1, budget // _DUPLICATE_SHARE)])
+            # The split check has its own cursor: the shared node slice restarts at the first
+            # ids whenever the graph is smaller than it, so a fixed head would be all it saw.
+            swept, new["split_offset"] = self._slice(
+                self.store.list_nodes, part, state.get("split_offset", 0), _MAX_SPLIT_CHECKS
+            )
+            checks = list(dict.fromkeys([*changed, *(n.id for n in swept)]))
+            self._duplicates(ws, part, run, pool[: max(1, budget // _DUPLICATE_SHARE)], checks)
         if "summarize" in ops and (changed or "communities_at" not in state):
             self._communities(ws, part, run, changed, budget)
             new["communities_at"] = run.now.isoformat()
@@ -477,7 +483,9 @@ class Evolver:
         props += conflicts.contradictions(mine, nodes, run.now)
         self._take_all(ws, part, run, props)
 
-    def _duplicates(self, ws: Workspace, part: Scope, run: _Run, pool: Sequence[str]) -> None:
+    def _duplicates(
+        self, ws: Workspace, part: Scope, run: _Run, pool: Sequence[str], checks: Sequence[str]
+    ) -> None:
         from sage_memory.evolve.review import merge_candidates, split_candidates
 
         if "merge" in run.operations:
@@ -486,8 +494,8 @@ class Evolver:
             ):
                 self._take(ws, part, run, p)
         if "split" in run.operations:
-            checks = pool[:_MAX_SPLIT_CHECKS]
-            for p in split_candidates(self, ws, part, gone=run.gone, pool=checks, now=run.now):
+            chosen = checks[:_MAX_SPLIT_CHECKS]
+            for p in split_candidates(self, ws, part, gone=run.gone, pool=chosen, now=run.now):
                 self._take(ws, part, run, p)
 
     def _communities(
