@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
 import re
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -42,10 +40,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "data" / "locomo_dev.json"
+sys.path.insert(0, str(HERE))
+
+from common import (  # noqa: E402 - the shared harness beside this script
+    DATA as SHARED_DATA,
+)
+from common import (  # noqa: E402
+    CachedMiniLM,
+    Doc,
+    Search,
+    System,
+    bm25_system,
+    chroma_system,
+    dense_system,
+    fts5_system,
+)
+
+DATA = SHARED_DATA / "locomo_dev.json"
 CACHE = HERE / ".cache"
 RESULTS = HERE / "results" / "locomo.json"
 README = HERE / "README.md"
@@ -106,60 +118,6 @@ def load(path: Path = DATA) -> list[Conversation]:
         ]
         out.append(Conversation(sample["sample_id"], turns, questions))
     return out
-
-
-class CachedMiniLM:
-    """The MiniLM embedder with document vectors cached on disk; queries are always live."""
-
-    def __init__(self) -> None:
-        from sage_memory.embed.minilm import default_embedder
-
-        self.inner = default_embedder()
-        self.name = self.inner.name
-        self.dim = self.inner.dim
-        self._mem: dict[str, np.ndarray] = {}
-
-    def _file(self, texts: Sequence[str]) -> Path:
-        digest = hashlib.sha256("\x1e".join(texts).encode()).hexdigest()[:24]
-        return CACHE / f"minilm-{digest}.npy"
-
-    def warm(self, texts: Sequence[str]) -> np.ndarray:
-        """Vectors for a whole conversation, from the cache file or computed and saved."""
-        path = self._file(texts)
-        if path.exists():
-            vecs: np.ndarray = np.load(path)
-        else:
-            vecs = self.inner.embed(list(texts)).astype(np.float32)
-            CACHE.mkdir(parents=True, exist_ok=True)
-            np.save(path, vecs)
-        self._mem.update(zip(texts, vecs, strict=True))
-        return vecs
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in texts if t not in self._mem]
-        if missing:
-            self._mem.update(zip(missing, self.inner.embed(missing), strict=True))
-        if not texts:
-            return np.empty((0, self.dim), dtype=np.float32)
-        return np.stack([self._mem[t] for t in texts]).astype(np.float32)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return np.asarray(self.inner.embed_query(text))
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-
-# -- systems ---------------------------------------------------------------------------------
-
-Search = Callable[[str, int], list[str]]  # (question, k) -> turn ids, best first
-
-
-@dataclass
-class System:
-    name: str
-    search: Search
-    close: Callable[[], None] = lambda: None
 
 
 #: Sage with one part switched off (same stores, same queries): what each part contributes.
@@ -257,74 +215,8 @@ def sage_system(
     return system, info, ablated
 
 
-def bm25_system(conv: Conversation, emb: CachedMiniLM) -> System:
-    from sage_memory.store.lexical import BM25Index
-
-    index = BM25Index()
-    for t in conv.turns:
-        index.add(t.dia_id, t.text)
-
-    def search(q: str, k: int) -> list[str]:
-        return [i for i, _ in index.search(q, k)]
-
-    return System("bm25", search)
-
-
-def fts5_system(conv: Conversation, emb: CachedMiniLM) -> System:
-    from sage_memory.store.sqlite import fts_query
-
-    db = sqlite3.connect(":memory:", check_same_thread=False)
-    db.execute(
-        "CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')"
-    )
-    db.executemany(
-        "INSERT INTO t (rowid, body) VALUES (?, ?)", enumerate(x.text for x in conv.turns)
-    )
-    ids = [t.dia_id for t in conv.turns]
-
-    def search(q: str, k: int) -> list[str]:
-        match = fts_query(q)
-        if match is None:
-            return []
-        rows = db.execute(
-            "SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?", (f"body : ({match})", k)
-        ).fetchall()
-        return [ids[r[0]] for r in rows]
-
-    return System("fts5", search, db.close)
-
-
-def dense_system(conv: Conversation, emb: CachedMiniLM, vecs: np.ndarray) -> System:
-    ids = [t.dia_id for t in conv.turns]
-
-    def search(q: str, k: int) -> list[str]:
-        sims = vecs @ emb.embed_query(q)
-        top = np.argpartition(-sims, min(k, len(ids) - 1))[:k]
-        return [ids[i] for i in top[np.argsort(-sims[top])]]
-
-    return System("dense", search)
-
-
-def chroma_system(conv: Conversation, emb: CachedMiniLM, vecs: np.ndarray, folder: Path) -> System:
-    import chromadb
-    from chromadb.config import Settings
-
-    client = chromadb.PersistentClient(
-        path=str(folder), settings=Settings(anonymized_telemetry=False)
-    )
-    coll = client.create_collection(
-        "turns", configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
-    )
-    ids = [t.dia_id for t in conv.turns]
-    coll.add(ids=ids, embeddings=vecs)
-
-    def search(q: str, k: int) -> list[str]:
-        res = coll.query(
-            query_embeddings=emb.embed_query(q).reshape(1, -1), n_results=k, include=[]
-        )
-        return list(res["ids"][0])
-
-    return System("chroma", search)
+def _docs(conv: Conversation) -> list[Doc]:
+    return [Doc(t.dia_id, t.text, t.when) for t in conv.turns]
 
 
 # -- scoring ---------------------------------------------------------------------------------
@@ -415,13 +307,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             ingest[conv.sample_id] = {"turns": len(conv.turns), **info}
             systems = [sage]
             if "bm25" in wanted:
-                systems.append(bm25_system(conv, emb))
+                systems.append(bm25_system(_docs(conv)))
             if "fts5" in wanted:
-                systems.append(fts5_system(conv, emb))
+                systems.append(fts5_system(_docs(conv)))
             if "dense" in wanted:
-                systems.append(dense_system(conv, emb, vecs))
+                systems.append(dense_system(_docs(conv), emb, vecs))
             if "chroma" in wanted:
-                systems.append(chroma_system(conv, emb, vecs, Path(tmp) / conv.sample_id / "ch"))
+                systems.append(
+                    chroma_system(_docs(conv), emb, vecs, Path(tmp) / conv.sample_id / "ch")
+                )
             for q in conv.questions[:3]:  # warm-up: caches, lazy imports, first queries
                 for s in systems:
                     s.search(q.text, k)
