@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 import numpy as np
 
 from sage_memory.config import SageConfig
 from sage_memory.embed.base import Embedder
 from sage_memory.engine.context import CHROMA_DIR, DB_FILE, LOCK_FILE, EngineContext
-from sage_memory.errors import ConfigError, StorageError
+from sage_memory.errors import ConfigError, FolderBusyError, StorageError
 from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.llm.base import ChatModel
@@ -42,9 +42,10 @@ class FolderLock:
             fh.seek(0)
             owner = fh.read().strip() or "another process"
             fh.close()
-            raise StorageError(
+            raise FolderBusyError(
                 f"{folder} is in use by {owner}. One process owns a memory folder at a time: "
-                "close the other SageMemory, or open a copy of the folder."
+                "close the other SageMemory, open it with read_only=True to read beside it, "
+                "or open a copy of the folder; many writers means server mode (PostgreSQL)."
             ) from exc
         fh.seek(0)
         fh.truncate()
@@ -83,6 +84,18 @@ def default_store(path: Path | None) -> GraphStore:
     from sage_memory.store.sqlite import SQLiteGraphStore
 
     return SQLiteGraphStore(path / DB_FILE)
+
+
+def read_only_backends(folder: Path, index: VectorIndex | None) -> tuple[GraphStore, VectorIndex]:
+    """A reader's view of a folder another process may own: SQLite opened read-only (WAL
+    readers), the evolver's usage notes kept in this process, and an exact in-memory index
+    filled from the stored vectors (Chroma's embedded files are the owner's alone)."""
+    from sage_memory.index.numpy import NumpyVectorIndex
+    from sage_memory.store.local_evolver import LocalEvolverState
+    from sage_memory.store.sqlite import SQLiteGraphStore
+
+    store = LocalEvolverState(SQLiteGraphStore(folder / DB_FILE, read_only=True))
+    return cast(GraphStore, store), index or NumpyVectorIndex()
 
 
 def server_backends(url: str) -> tuple[GraphStore, VectorIndex]:
