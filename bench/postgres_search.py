@@ -12,8 +12,8 @@ engine's own ``load``:
 * the embedded folder (SQLite + Chroma), every tenant: the same size.
 
 Then times ``SageMemory.search`` (the whole read path: dense, lexical, entities, graph,
-context) for tenant 0 on each, side by side in one run, and ``add`` (one memory at a time,
-rule extractor) on the shared PostgreSQL memory and on the folder. Hashing embedder: the figures
+context) for tenant 0 on each, interleaved (each query on the three in turn), and ``add``
+(one memory at a time, rule extractor) on the shared PostgreSQL memory and on the folder. Hashing embedder: the figures
 are about the stores. Results: bench/results/postgres_search.json and bench/README.md.
 """
 
@@ -77,14 +77,16 @@ def queries(n: int, seed: int = 9) -> list[str]:
     ]
 
 
-def timed_search(mem: Any, qs: list[str]) -> list[float]:
-    for q in qs[:10]:
-        mem.search(q, user_id="t0", limit=10)  # warm caches and plans
-    out = []
+def timed_interleaved(mems: dict[str, Any], qs: list[str]) -> dict[str, list[float]]:
+    for mem in mems.values():
+        for q in qs[:10]:
+            mem.search(q, user_id="t0", limit=10)  # warm caches and plans
+    out: dict[str, list[float]] = {key: [] for key in mems}
     for q in qs:
-        start = time.perf_counter()
-        mem.search(q, user_id="t0", limit=10)
-        out.append((time.perf_counter() - start) * 1000)
+        for key, mem in mems.items():
+            start = time.perf_counter()
+            mem.search(q, user_id="t0", limit=10)
+            out[key].append((time.perf_counter() - start) * 1000)
     return out
 
 
@@ -119,8 +121,9 @@ def readme(r: dict[str, Any]) -> str:
 `SageMemory.search` (the whole read path) for tenant 0, {r["queries"]} queries, after loading
 {r["tenants"]} tenants x {r["per_tenant"]:,} generated memories with the engine's `load`; hashing
 embedder (the figures are about the stores); pgserver's PostgreSQL 16 + pgvector on this
-machine. Measured side by side in one run (commit {r["commit"]}, {r["when"]}) on a machine whose
-2 CPUs were shared with other work, so compare the rows, not the absolute times.
+machine. Measured interleaved in one run, each query on the three memories in turn (commit
+{r["commit"]}, {r["when"]}), on a machine whose 2 CPUs were shared with other work: compare the
+rows, not the absolute times.
 
 | memory | memories stored | search p50 ms | search p95 ms |
 |---|---|---|---|
@@ -166,6 +169,7 @@ def main() -> None:
         "queries": args.queries,
         "adds": args.adds,
     }
+    mems: dict[str, Any] = {}
     try:
         for key, export, where in (
             ("pg_alone", alone, {"url": f"{base}{sep}schema=s_{uuid.uuid4().hex[:8]}"}),
@@ -174,20 +178,23 @@ def main() -> None:
         ):
             start = time.perf_counter()
             path = where.pop("path", None)
-            mem = SageMemory.load(export, path, embedder="hashing", **where)
-            load_s = time.perf_counter() - start
-            ms = timed_search(mem, qs)
+            mems[key] = SageMemory.load(export, path, embedder="hashing", **where)
             res[key] = {
-                "memories": mem.stats()["memories"],
-                "load_s": round(load_s, 1),
-                "p50_ms": round(statistics.median(ms), 1),
-                "p95_ms": pct(ms, 95),
+                "memories": mems[key].stats()["memories"],
+                "load_s": round(time.perf_counter() - start, 1),
             }
-            if key != "pg_alone":
-                res[key]["adds_per_s"] = round(add_rate(mem, args.adds), 1)
-            mem.close()
             print(key, res[key], flush=True)
+        # Interleaved: each query runs on the three memories in turn, so the machine's load
+        # falls on all of them alike.
+        times = timed_interleaved(mems, qs)
+        for key, ms in times.items():
+            res[key].update(p50_ms=round(statistics.median(ms), 1), p95_ms=pct(ms, 95))
+        for key in ("pg_shared", "folder"):
+            res[key]["adds_per_s"] = round(add_rate(mems[key], args.adds), 1)
+        print(json.dumps({k: res[k] for k in mems}), flush=True)
     finally:
+        for mem in mems.values():
+            mem.close()
         if server is not None:
             server.cleanup()
     res.update(
