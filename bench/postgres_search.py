@@ -13,8 +13,9 @@ engine's own ``load``:
 
 Then times ``SageMemory.search`` (the whole read path: dense, lexical, entities, graph,
 context) for tenant 0 on each, interleaved (each query on the three in turn), and ``add``
-(one memory at a time, rule extractor) on the shared PostgreSQL memory and on the folder. Hashing embedder: the figures
-are about the stores. Results: bench/results/postgres_search.json and bench/README.md.
+(one memory at a time, rule extractor) on the shared PostgreSQL memory and on the folder.
+Hashing embedder: the figures are about the stores. Results:
+bench/results/postgres_search.json and bench/README.md.
 """
 
 from __future__ import annotations
