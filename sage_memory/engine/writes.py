@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from sage_memory.engine.forget import Scrubbed, scrub_journal, scrub_survivors
 from sage_memory.engine.ingest import support_removal
 from sage_memory.engine.inputs import Episode, episodes_from
 from sage_memory.engine.journal import Batch
@@ -295,6 +296,7 @@ class WritePath:
             uow = UnitOfWork(ctx.store, Batch("user", f"update {memory_id}", now))
             nodes, edges = ctx.store.derived_from(old.scope.partition, old.id)
             support_removal(uow, old, nodes, edges, now)
+            scrub_survivors(uow, [old])  # the old text's words leave what stays
             memory, out = self._plan_add(uow, memory, vec[0], delta, now)
             changes = uow.commit()
             ctx.sync_index(changes, uow.vectors)
@@ -346,6 +348,7 @@ class WritePath:
                 ctx.store.purge_journal([*{c.entity_id for c in changes} | journaled])
                 self.evolution.flush_access()
                 ctx.store.purge_evolver_state(part)
+                _erase_index_copies(ctx, scopes=True)
                 for entity in ("memory", "node"):
                     ctx.index.drop(collection_name(part.key, entity))
         return len(memories)
@@ -360,6 +363,8 @@ class WritePath:
                 nodes, edges = ctx.store.derived_from(memory.scope.partition, memory.id)
                 support_removal(uow, memory, nodes, edges, now)
                 uow.remove(memory)
+            # What other memories still support stays, without the words only these had.
+            scrubbed = scrub_survivors(uow, memories)
             changes = uow.changes()
             # Vectors go before the rows: a crash in between leaves rows without vectors, which
             # reconciliation restores. The other order could leave vectors of a partition that
@@ -368,12 +373,32 @@ class WritePath:
             if changes:
                 ctx.store.apply(changes, uow.vectors)
             gone = {c.entity_id for c in changes if c.after is None}
-            # The journal must not keep the text of what the user asked to forget, nor the
-            # evolver its notes (access log, review queue) about what went.
+            # The journal must not keep the text of what the user asked to forget: the entries
+            # of rows that went, and the quotes of it in the history of rows that stay.
             ctx.store.purge_journal(sorted(gone | stale))
+            self._scrub_history(uow, scrubbed)
+            # Nor the evolver its notes (access log, review queue) about what went or changed.
             self.evolution.flush_access()
+            touched = sorted(gone | stale | set(scrubbed.supports))
             for part in {m.scope.partition.key: m.scope.partition for m in memories}.values():
-                ctx.store.purge_evolver_state(part, sorted(gone | stale))
+                ctx.store.purge_evolver_state(part, touched)
+            if any(c.entity == "node" and c.after is None for c in changes):
+                _erase_index_copies(ctx, scopes=False)
+
+    def _scrub_history(self, uow: UnitOfWork, scrubbed: Scrubbed) -> None:
+        """Rewrite the journal images of surviving rows that quoted a forgotten text."""
+        from sage_memory.codec import to_dict
+
+        store = self.ctx.store
+        current = {r.id: r for r in uow.touched()}
+        fixed = []
+        for row_id, support in scrubbed.supports.items():
+            row = current.get(row_id)
+            if row is None:
+                continue
+            fixed += scrub_journal(store.journal(entity_id=row_id), support, to_dict(row))
+        if fixed:
+            store.rewrite_journal(fixed)
 
     def _removed_earlier(self, memories: Sequence[Memory]) -> set[str]:
         """Rows written in the same batches as ``memories`` that no longer exist (an update or
@@ -440,6 +465,13 @@ class WritePath:
         from sage_memory.engine.graph_edit import whole_graph
 
         return whole_graph(self.ctx, scope, include_expired=include_expired)
+
+
+def _erase_index_copies(ctx: EngineContext, *, scopes: bool) -> None:
+    """Stores with files (SQLite) rebuild the indexes that may keep copies of deleted keys."""
+    erase = getattr(ctx.store, "erase_index_copies", None)
+    if erase is not None:
+        erase(scopes=scopes)
 
 
 def _progress(total: int, enabled: bool) -> Callable[..., None]:

@@ -469,6 +469,20 @@ class PostgresGraphStore(PostgresEvolverState):
             cur = db.execute("DELETE FROM journal WHERE entity_id = ANY(%s)", (list(entity_ids),))
             return int(cur.rowcount)
 
+    def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
+        rows = [
+            (
+                None if ch.before is None else dumps(ch.before),
+                None if ch.after is None else dumps(ch.after),
+                seq,
+            )
+            for seq, ch in entries
+        ]
+        if not rows:
+            return
+        with self._tx() as db, db.cursor() as cur:
+            cur.executemany("UPDATE journal SET before = %s, after = %s WHERE seq = %s", rows)
+
     def partitions(self) -> list[Scope]:
         rows = self._rows(
             "SELECT data FROM (SELECT DISTINCT ON (scope_key) scope_key, data FROM memories"

@@ -1,8 +1,9 @@
 """SQLiteGraphStore: the embedded, durable source of truth (one file, WAL mode).
 
 Layout: one row per memory / node / edge holding the record as JSON plus the columns that are
-queried (scope, ids, names), the embedding as a float32 BLOB, FTS5 tables for the lexical
-channel, a provenance table (memory -> nodes/edges it supports) and the append-only journal.
+queried (scope, ids, names), the embedding as a float32 BLOB, per-partition BM25 postings for
+the lexical channel (:mod:`sage_memory.store.sqlite_lexical`), a provenance table (memory ->
+nodes/edges it supports) and the append-only journal.
 
 Durability: every ``apply`` is one transaction; with ``synchronous=FULL`` (the default) a
 returned write survives a process kill and an OS crash. One connection is shared under a lock;
@@ -12,7 +13,6 @@ SQLite serialises writers anyway and our reads are short.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import sqlite3
 import threading
@@ -26,6 +26,7 @@ import numpy as np
 
 from sage_memory.codec import dumps, from_dict
 from sage_memory.errors import StorageError, ValidationError
+from sage_memory.store import sqlite_lexical as lexical
 from sage_memory.store.base import (
     Direction,
     TextEntity,
@@ -105,12 +106,6 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE INDEX IF NOT EXISTS journal_by_batch ON journal (batch_id);
 CREATE INDEX IF NOT EXISTS journal_by_entity ON journal (entity_id);
 CREATE INDEX IF NOT EXISTS journal_by_scope ON journal (scope_key, seq);
-CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
-    body, sk UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
-    body, sk UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2'
-);
 CREATE TABLE IF NOT EXISTS access_log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     event_id TEXT NOT NULL,
@@ -154,7 +149,8 @@ def _scope_of(data: Mapping[str, Any]) -> Scope:
 
 
 def fts_query(text: str) -> str | None:
-    """An FTS5 OR-query of the distinct meaningful words of ``text`` (None if there are none).
+    """An FTS5 OR-query of the distinct meaningful words of ``text`` (None if there are none);
+    the benchmarks' FTS5 baseline uses it (the store itself scores per partition).
 
     Words are quoted, so any input is safe: FTS operators in user text are matched literally.
     """
@@ -194,7 +190,7 @@ class SQLiteGraphStore(SQLiteEvolverState):
             # forgotten memory must not be recoverable from the file.
             self._db.execute("PRAGMA secure_delete=ON")
             self._db.executescript(_SCHEMA)
-            self._fts_secure = self._fts_secure_delete()
+            self._db.executescript(lexical.LEXICAL_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StorageError(
                 f"cannot open the SQLite store at {self.path}: {exc}. If the file is not a "
@@ -210,18 +206,24 @@ class SQLiteGraphStore(SQLiteEvolverState):
                 f"{self.path} has store schema {version}; this version of sage_memory reads "
                 f"{SCHEMA_VERSION}. Export it with the version that wrote it and load it here."
             )
+        self._upgrade_lexical()
 
     # -- plumbing --------------------------------------------------------------------------
-    def _fts_secure_delete(self) -> bool:
-        """Ask FTS5 to erase deleted rows' words from its index at once (SQLite >= 3.42)."""
-        if sqlite3.sqlite_version_info < (3, 42, 0):
-            return False
-        try:
+    def _upgrade_lexical(self) -> None:
+        """Stores of older versions searched with FTS5 (whole-table statistics): index them
+        per partition once and drop the FTS5 tables."""
+        key, value = lexical.LEXICAL_META
+        if self.get_meta(key) == value:
+            return
+        with self._tx() as db:
             for table in ("memories_fts", "nodes_fts"):
-                self._db.execute(f"INSERT INTO {table}({table}, rank) VALUES('secure-delete', 1)")
-        except sqlite3.DatabaseError:
-            return False
-        return True
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            lexical.rebuild(db)
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET value = excluded.value",
+                (key, value),
+            )
 
     def _check_open(self) -> None:
         # Called under the lock: a thread still reading when another closes the store gets a
@@ -245,10 +247,6 @@ class SQLiteGraphStore(SQLiteEvolverState):
         with self._lock, _utf8_only():
             self._check_open()
             return self._db.execute(sql, params).fetchall()
-
-    @staticmethod
-    def _sk(scope_key: str) -> str:
-        return "s" + hashlib.blake2b(scope_key.encode(), digest_size=10).hexdigest()
 
     # -- writes ----------------------------------------------------------------------------
     def apply(self, changes: Sequence[Change], vectors: Mapping[str, Vector] | None = None) -> None:
@@ -290,7 +288,7 @@ class SQLiteGraphStore(SQLiteEvolverState):
         if after is None:
             if row:
                 db.execute("DELETE FROM memories WHERE rid = ?", (row[0],))
-                db.execute("DELETE FROM memories_fts WHERE rowid = ?", (row[0],))
+                lexical.unindex(db, "m", row[0])
             return
         scope = _scope_of(after)
         params = (
@@ -308,7 +306,6 @@ class SQLiteGraphStore(SQLiteEvolverState):
                 " WHERE rid=?",
                 (*params, rid),
             )
-            db.execute("DELETE FROM memories_fts WHERE rowid = ?", (rid,))
         else:
             cur = db.execute(
                 "INSERT INTO memories (id, scope_key, run_id, ts, created_at, archived, data)"
@@ -318,10 +315,7 @@ class SQLiteGraphStore(SQLiteEvolverState):
             rid = cur.lastrowid
         if vec is not None:
             db.execute("UPDATE memories SET vec = ? WHERE rid = ?", (_blob(vec), rid))
-        db.execute(
-            "INSERT INTO memories_fts (rowid, body, sk) VALUES (?,?,?)",
-            (rid, after["text"], self._sk(scope.key)),
-        )
+        lexical.index(db, "m", rid, scope.key, after["text"])
 
     def _write_node(
         self,
@@ -334,7 +328,7 @@ class SQLiteGraphStore(SQLiteEvolverState):
         db.execute("DELETE FROM node_names WHERE node_id = ?", (nid,))
         db.execute("DELETE FROM provenance WHERE entity_id = ?", (nid,))
         if row:
-            db.execute("DELETE FROM nodes_fts WHERE rowid = ?", (row[0],))
+            lexical.unindex(db, "n", row[0])
         if after is None:
             if row:
                 db.execute("DELETE FROM nodes WHERE rid = ?", (row[0],))
@@ -358,11 +352,7 @@ class SQLiteGraphStore(SQLiteEvolverState):
             "INSERT INTO node_names (scope_key, key, node_id) VALUES (?,?,?)",
             [(scope_key, k, nid) for k in names if k],
         )
-        body = " ".join([after["name"], *after.get("aliases", ()), after.get("summary", "")])
-        db.execute(
-            "INSERT INTO nodes_fts (rowid, body, sk) VALUES (?,?,?)",
-            (rid, body, self._sk(scope_key)),
-        )
+        lexical.index(db, "n", rid, scope_key, lexical.node_text(dict(after)))
         db.executemany(
             "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (?,?,?)",
             [(m, "node", nid) for m in after.get("memory_ids", ())],
@@ -563,28 +553,13 @@ class SQLiteGraphStore(SQLiteEvolverState):
     def search_text(
         self, scope: Scope, query: str, *, entity: TextEntity = "memory", limit: int = 20
     ) -> list[tuple[str, float]]:
-        match = fts_query(query)
-        if match is None:
-            return []
-        table = "memories" if entity == "memory" else "nodes"
-        run_sql, run_params = ("", ())
-        if entity == "memory":
-            run_sql, run_params = self._run_filter(scope)
-            run_sql = run_sql.replace("run_id", "t.run_id")
-        # bm25() is lower-is-better and negative; flip it so scores are positive.
-        sql = (
-            f"SELECT t.id, -bm25({table}_fts) AS score FROM {table}_fts"
-            f" JOIN {table} t ON t.rid = {table}_fts.rowid"
-            f" WHERE {table}_fts MATCH ? AND {table}_fts.sk = ? AND t.scope_key = ?{run_sql}"
-            " ORDER BY score DESC LIMIT ?"
-        )
-        try:
-            rows = self._rows(
-                sql, (f"body : ({match})", self._sk(scope.key), scope.key, *run_params, limit)
-            )
-        except sqlite3.OperationalError:
-            return []  # a query FTS5 cannot parse matches nothing rather than failing a search
-        return [(r[0], float(r[1])) for r in rows]
+        run_id = None
+        if entity == "memory" and scope.run_id is not None and scope.partition.run_id is None:
+            run_id = scope.run_id
+        kind: lexical.Kind = "m" if entity == "memory" else "n"
+        with self._lock, _utf8_only():
+            self._check_open()
+            return lexical.search(self._db, kind, scope.key, query, limit, run_id)
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
@@ -656,13 +631,44 @@ class SQLiteGraphStore(SQLiteEvolverState):
                 total += db.execute(
                     f"DELETE FROM journal WHERE entity_id IN ({marks})", chunk
                 ).rowcount
-            if not self._fts_secure:
-                # Without FTS5's secure-delete, a deleted row's words stay in the full-text
-                # index segments until they are merged; merging now (cost: one rewrite of the
-                # index, ~0.15 s at 100k memories) lets secure_delete zero the old segments.
-                for table in ("memories_fts", "nodes_fts"):
-                    db.execute(f"INSERT INTO {table}({table}) VALUES('optimize')")
         return total
+
+    def erase_index_copies(self, *, scopes: bool) -> None:
+        """Rebuild the indexes whose pages may still hold copies of deleted keys.
+
+        ``secure_delete`` zeroes a deleted row, but a b-tree's interior pages keep copies of
+        some keys as dividers until the tree is rebalanced: a deleted node's name (in
+        ``node_names``) or, after a whole partition went, its scope key (the user id) could stay
+        in the file. Rebuilding an index frees (and so zeroes) its old pages. ``scopes`` also
+        rebuilds the indexes keyed by scope (after ``delete_all``); the name index is always
+        rebuilt. Cost: proportional to the rebuilt indexes.
+        """
+        names = ["node_names_by_key"]
+        if scopes:
+            names += [
+                "memories_by_scope",
+                "nodes_by_scope",
+                "edges_by_scope",
+                "journal_by_scope",
+                "access_by_scope",
+                "suggestions",  # its UNIQUE (scope_key, key) index and suggestions_by_status
+            ]
+        with self._lock:
+            self._check_open()
+            for name in names:
+                self._db.execute(f"REINDEX {name}")
+
+    def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
+        rows = [
+            (
+                None if ch.before is None else dumps(ch.before),
+                None if ch.after is None else dumps(ch.after),
+                seq,
+            )
+            for seq, ch in entries
+        ]
+        with _utf8_only(), self._tx() as db:
+            db.executemany("UPDATE journal SET before = ?, after = ? WHERE seq = ?", rows)
 
     def partitions(self) -> list[Scope]:
         rows = self._rows(

@@ -103,16 +103,36 @@ def graph_problems(mem: Any) -> list[str]:
 
 
 def sqlite_problems(db_path: str | os.PathLike[str]) -> list[str]:
-    """PRAGMA integrity_check plus FTS5 integrity checks, on a separate connection."""
+    """PRAGMA integrity_check plus the lexical tables' agreement with the rows they index, on
+    a separate connection."""
     db = sqlite3.connect(str(db_path))
     try:
         rows = [r[0] for r in db.execute("PRAGMA integrity_check").fetchall()]
         problems = [] if rows == ["ok"] else [f"integrity_check: {rows[:5]}"]
-        for table in ("memories_fts", "nodes_fts"):
-            try:
-                db.execute(f"INSERT INTO {table}({table}) VALUES('integrity-check')")
-            except sqlite3.DatabaseError as exc:
-                problems.append(f"{table} integrity-check: {exc}")
+        for kind, table in (("m", "memories"), ("n", "nodes")):
+            missing = db.execute(
+                f"SELECT count(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM lexical_docs d"
+                " WHERE d.kind = ? AND d.doc = t.rid)",
+                (kind,),
+            ).fetchone()[0]
+            extra = db.execute(
+                f"SELECT count(*) FROM lexical_docs d WHERE d.kind = ? AND NOT EXISTS"
+                f" (SELECT 1 FROM {table} t WHERE t.rid = d.doc)",
+                (kind,),
+            ).fetchone()[0]
+            if missing or extra:
+                problems.append(f"lexical index of {table}: {missing} missing, {extra} extra")
+        stats = db.execute(
+            "SELECT count(*) FROM lexical_stats s WHERE s.docs != (SELECT count(*) FROM"
+            " lexical_docs d WHERE d.part = s.part) OR s.total != (SELECT COALESCE(sum(length), 0)"
+            " FROM lexical_docs d WHERE d.part = s.part)"
+        ).fetchone()[0]
+        postings = db.execute(
+            "SELECT count(*) FROM lexical_postings p WHERE NOT EXISTS (SELECT 1 FROM lexical_docs"
+            " d WHERE d.part = p.part AND d.doc = p.doc)"
+        ).fetchone()[0]
+        if stats or postings:
+            problems.append(f"lexical statistics: {stats} stale counts, {postings} stray postings")
         return problems
     finally:
         db.close()
