@@ -25,7 +25,7 @@ from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.llm.base import ChatModel
 from sage_memory.schema import Schema
-from sage_memory.store.base import GraphStore
+from sage_memory.store.base import EvolvingStore
 from sage_memory.types import Change, Scope, Vector
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class EngineContext:
 
     config: SageConfig
     path: Path | None
-    store: GraphStore
+    store: EvolvingStore
     index: VectorIndex
     embedder: Embedder
     llm: ChatModel | None
