@@ -32,7 +32,9 @@ _NAME = re.compile(r"\b[A-Z][A-Za-z0-9]{1,40}\b")
 
 
 class NameExtractor:
-    """Capitalised words -> Entity nodes; consecutive names -> RELATED_TO edges."""
+    """Capitalised words -> Entity nodes; consecutive names -> RELATED_TO edges whose fact is
+    the whole sentence (as an extractor quoting its source does: deletion must then rebuild
+    the fact of an edge other memories still support)."""
 
     name = "names"
 
@@ -43,7 +45,7 @@ class NameExtractor:
         names = list(dict.fromkeys(_NAME.findall(memory.text)))[: self.max_names]
         nodes = tuple(NodeSpec(key=n.lower(), name=n) for n in names)
         edges = tuple(
-            EdgeSpec(a.lower(), b.lower(), "RELATED_TO", fact=f"{a} is related to {b}")
+            EdgeSpec(a.lower(), b.lower(), "RELATED_TO", fact=memory.text)
             for a, b in itertools.pairwise(names)
         )
         return GraphDelta(nodes=nodes, edges=edges)
@@ -528,8 +530,14 @@ def deletion_leaks(folder: Path, seed: int) -> tuple[int, list[str]]:
     victim = f"victim{tag}"
     markers: list[str] = []
     with open_memory(folder) as mem:
-        mem.add_many([f"Alice met Bob about {i}" for i in range(40)], user_id="keeper")
         doomed = []
+        for i in range(3):  # first to state a fact later memories repeat: a shared edge
+            word = f"zqxs{tag}n{i}"
+            markers.append(word)
+            doomed.append(mem.add(f"{word} says Alice met Bob and Kyoto{i}", user_id="keeper"))
+        mem.add_many(
+            [f"Alice met Bob about {i} and Kyoto{i % 3}" for i in range(40)], user_id="keeper"
+        )
         for i in range(5):
             word, name = f"zqxw{tag}n{i}", f"Zqxn{tag}n{i}"
             markers += [word, name]
@@ -544,8 +552,10 @@ def deletion_leaks(folder: Path, seed: int) -> tuple[int, list[str]]:
         for i in range(3):  # leave notes in the evolver's access log, state and review queue
             mem.search(f"zqxv{tag}n{i} Carol", user_id=victim)
             mem.search(f"zqxw{tag}n{i} Alice", user_id="keeper")
-        if hasattr(mem, "evolve"):
-            mem.evolve()
+        mem.evolve()
+        for item in mem.review(user_id="keeper"):  # summaries that quote names and facts
+            if item.op == "summarize":
+                mem.accept(item.id)
         for r in doomed:
             mem.delete(r.memory_id, user_id="keeper")
         mem.delete_all(user_id=victim)
