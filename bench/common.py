@@ -145,10 +145,10 @@ class System:
 
 
 def bm25_system(docs: Sequence[Doc]) -> System:
-    """Okapi BM25 without stemming (the formula of sage_memory's lexical index, plain words)."""
+    """Okapi BM25 (the rank-bm25 style formula in sage_memory's in-memory lexical index)."""
     from sage_memory.store.lexical import BM25Index
 
-    index = BM25Index(stemmed=False)
+    index = BM25Index()
     for d in docs:
         index.add(d.id, d.text)
 

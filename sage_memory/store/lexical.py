@@ -5,9 +5,10 @@ term's document frequency), never on another scope's data: one user's memories m
 another user's ranking, not even through a corpus statistic. (SQLite's FTS5 ``bm25()`` counts
 over the whole table, which is why the SQLite store keeps its own postings per partition.)
 
-Both local stores take their terms from :func:`terms` (word tokens of
-:mod:`sage_memory.words`, diacritics folded, Snowball English stems), so they agree on what a
-word is and score alike.
+Terms are the word tokens of :mod:`sage_memory.words`, diacritics folded; the SQLite store
+also stems them (Snowball English) and weighs terms as FTS5's ``bm25()`` did, so a memory of
+one scope scores as it did before, while the in-memory store keeps plain words and the
+Lucene-style weight that never goes negative.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import hashlib
 import math
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from sage_memory.words import query_terms, word_tokens
 
@@ -63,12 +64,24 @@ def term_key(term: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+def lucene_idf(docs: int, df: int) -> float:
+    """log(1 + (N - n + 0.5) / (n + 0.5)): positive for every term (rank-bm25, Lucene)."""
+    return math.log(1 + (docs - df + 0.5) / (df + 0.5))
+
+
+def fts5_idf(docs: int, df: int) -> float:
+    """Robertson's log((N - n + 0.5) / (n + 0.5)), floored at 1e-6 as SQLite FTS5 does: a term
+    in more than half the documents counts (almost) nothing."""
+    return max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6)
+
+
 def bm25(
     query: Iterable[str],
     postings: Mapping[str, Mapping[str, int]],
     lengths: Mapping[str, int],
     docs: int,
     total_length: int,
+    idf: Callable[[int, int], float] = lucene_idf,
 ) -> dict[str, float]:
     """BM25 scores of the documents that hold a query term.
 
@@ -78,6 +91,7 @@ def bm25(
         lengths: document -> its number of terms (at least every document in ``postings``).
         docs: Documents in the partition.
         total_length: Terms in the partition.
+        idf: The term weight from (documents, documents holding the term).
     """
     if docs <= 0:
         return {}
@@ -87,11 +101,10 @@ def bm25(
         found = postings.get(term)
         if not found:
             continue
-        df = len(found)
-        idf = math.log(1 + (docs - df + 0.5) / (df + 0.5))
+        weight = idf(docs, len(found))
         for doc, tf in found.items():
             norm = tf + K1 * (1 - B + B * lengths[doc] / avg)
-            scores[doc] += idf * tf * (K1 + 1) / norm
+            scores[doc] += weight * tf * (K1 + 1) / norm
     return scores
 
 
@@ -104,11 +117,10 @@ class BM25Index:
     """An incremental BM25 index of one partition (adds and removals).
 
     Args:
-        stemmed: Index Snowball stems (what the stores do); False keeps plain words (the
-            benchmarks' unstemmed Okapi baseline).
+        stemmed: Index Snowball stems instead of plain words.
     """
 
-    def __init__(self, *, stemmed: bool = True) -> None:
+    def __init__(self, *, stemmed: bool = False) -> None:
         self.stemmed = stemmed
         self._postings: dict[str, dict[str, int]] = defaultdict(dict)
         self._lengths: dict[str, int] = {}

@@ -2,7 +2,8 @@
 
 FTS5's ``bm25()`` takes its document counts and term frequencies from the whole table, so
 another user's memories changed this user's ranking. These tables hold the same statistics per
-partition, and :func:`sage_memory.store.lexical.bm25` scores from them alone:
+partition, and :func:`sage_memory.store.lexical.bm25` scores from them alone, with FTS5's
+term weight and stems (a single-scope store ranks as it did with FTS5):
 
 - ``lexical_postings (part, term, doc, tf)``: the partition's documents holding a term; a query
   reads only the rows of its own partition and terms;
@@ -25,7 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sage_memory.store.lexical import bm25, query_term_set, term_key, terms
+from sage_memory.store.lexical import bm25, fts5_idf, query_term_set, term_key, terms
 
 Kind = Literal["m", "n"]
 
@@ -134,7 +135,7 @@ def search(
     for key, tf, length, doc_id in rows:
         postings[wanted[key]][doc_id] = tf
         lengths[doc_id] = length
-    scores = bm25(list(wanted.values()), postings, lengths, stats[0], stats[1])
+    scores = bm25(list(wanted.values()), postings, lengths, stats[0], stats[1], fts5_idf)
     best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     if run_id is None:
         return best[:limit]
