@@ -54,6 +54,7 @@ class PostgresGraphStore(
         self._pool = open_pool(url, max_size=pool_size, search_path=self.schema)
         self._closed = False
         self._lock = threading.Lock()
+        self._lock_state = threading.local()
         with self._pool.connection() as conn:
             migrate(conn, self.schema)
 

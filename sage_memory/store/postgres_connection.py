@@ -35,6 +35,7 @@ class PostgresConnection:
     _pool: Any
     _closed: bool
     _lock: threading.Lock
+    _lock_state: threading.local  # the thread's lock connection and nesting depth
 
     # -- plumbing --------------------------------------------------------------------------
     def _check_open(self) -> None:
@@ -58,12 +59,20 @@ class PostgresConnection:
     def scope_lock(self, scope_key: str) -> Iterator[None]:
         """Hold a cross-process lock on one partition for the duration of the block.
 
-        A session-level advisory lock on its own connection, so the caller's reads and the
-        final ``apply`` (on other pooled connections) all happen while no other process can
-        plan a write for the same partition.
+        A session-level advisory lock, so the caller's reads and the final ``apply`` (on other
+        pooled connections) all happen while no other process can write the same partition.
+        Every lock a thread holds lives on one connection of its own, taken from the pool for
+        the outermost block: nested blocks (a delete inside delete_all, several partitions of
+        one evolve pass) never wait on themselves, and the pool is never drained by locks. A
+        killed process's session ends, and its locks with it.
         """
         self._check_open()
-        with self._pool.connection() as conn:
+        state = self._lock_state
+        if getattr(state, "depth", 0) == 0:
+            state.conn = self._pool.getconn()
+        state.depth = getattr(state, "depth", 0) + 1
+        conn = state.conn
+        try:
             conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (scope_key,))
             conn.commit()
             try:
@@ -71,6 +80,11 @@ class PostgresConnection:
             finally:
                 conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (scope_key,))
                 conn.commit()
+        finally:
+            state.depth -= 1
+            if state.depth == 0:
+                state.conn = None
+                self._pool.putconn(conn)
 
     @staticmethod
     def _run_filter(scope: Scope, column: str = "run_id") -> tuple[str, tuple[Any, ...]]:
