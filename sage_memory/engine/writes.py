@@ -376,7 +376,7 @@ class WritePath:
                 for entity in ("memory", "node"):
                     ctx.index.drop(collection_name(scope.partition.key, entity))
             memories = ctx.store.list_memories(scope, include_archived=True)
-            self._forget(memories)
+            self._forget(memories, erase=not whole)
             if whole:
                 # The whole partition goes: also nodes and edges no memory supports any more.
                 part = scope.partition
@@ -393,12 +393,14 @@ class WritePath:
                 ctx.store.purge_journal([*{c.entity_id for c in changes} | journaled])
                 self.evolution.flush_access()
                 ctx.store.purge_evolver_state(part)
-                _erase_index_copies(ctx, scopes=True)
+                _erase_deleted(ctx)
                 for entity in ("memory", "node"):
                     ctx.index.drop(collection_name(part.key, entity))
         return len(memories)
 
-    def _forget(self, memories: Sequence[Memory]) -> None:
+    def _forget(self, memories: Sequence[Memory], *, erase: bool = True) -> None:
+        """Delete ``memories`` and what only they support; ``erase``: rewrite the store's file
+        afterwards (``delete_all`` does it once, at its end)."""
         ctx = self.ctx
         now = ctx.now()
         with ctx.writing(*(m.scope.partition.key for m in memories)):
@@ -427,8 +429,8 @@ class WritePath:
             touched = sorted(gone | stale | set(scrubbed.supports))
             for part in {m.scope.partition.key: m.scope.partition for m in memories}.values():
                 ctx.store.purge_evolver_state(part, touched)
-            if any(c.entity == "node" and c.after is None for c in changes):
-                _erase_index_copies(ctx, scopes=False)
+            if erase:
+                _erase_deleted(ctx)
 
     def _scrub_history(self, uow: UnitOfWork, scrubbed: Scrubbed) -> None:
         """Rewrite the journal images of surviving rows that quoted a forgotten text."""
@@ -519,11 +521,11 @@ def _skipped(memory: Memory) -> AddResult:
     )
 
 
-def _erase_index_copies(ctx: EngineContext, *, scopes: bool) -> None:
-    """Stores with files (SQLite) rebuild the indexes that may keep copies of deleted keys."""
-    erase = getattr(ctx.store, "erase_index_copies", None)
+def _erase_deleted(ctx: EngineContext) -> None:
+    """Stores with files (SQLite) rewrite them so no byte of what was deleted remains."""
+    erase = getattr(ctx.store, "erase_deleted", None)
     if erase is not None:
-        erase(scopes=scopes)
+        erase()
 
 
 def _progress(total: int, enabled: bool) -> Callable[..., None]:
