@@ -8,7 +8,6 @@ batch at the end; rows changed back to their original state produce no change.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 
 from sage_memory.codec import Record
@@ -46,13 +45,18 @@ class UnitOfWork:
         keys = {name_key(n) for n in names}
         out: dict[str, Node] = {}
         for n in self.store.find_nodes(scope, list(names)):
-            cur = self.node(scope, n.id)
-            if cur is not None and self._matches(cur, keys):
+            cur = self._pending(n)  # the row just read, unless this unit changed it
+            if isinstance(cur, Node) and self._matches(cur, keys):
                 out[n.id] = cur
+        key = scope.key
         for rec in self._current.values():
-            if isinstance(rec, Node) and rec.scope.key == scope.key and self._matches(rec, keys):
+            if isinstance(rec, Node) and rec.scope.key == key and self._matches(rec, keys):
                 out[rec.id] = rec
         return list(out.values())
+
+    def _pending(self, stored: Record) -> Record | None:
+        """``stored`` as this unit left it: its pending version, None if removed, else itself."""
+        return self._current.get(stored.id, stored)
 
     @staticmethod
     def _matches(node: Node, keys: set[str]) -> bool:
@@ -64,13 +68,14 @@ class UnitOfWork:
         wanted = set(node_ids)
         out: dict[str, Edge] = {}
         for e in self.store.edges_of(scope, node_ids, relations=relations):
-            cur = self.edge(scope, e.id)
-            if cur is not None:
+            cur = self._pending(e)
+            if isinstance(cur, Edge):
                 out[e.id] = cur
+        key = scope.key
         for rec in self._current.values():
             if (
                 isinstance(rec, Edge)
-                and rec.scope.key == scope.key
+                and rec.scope.key == key
                 and (rec.source_id in wanted or rec.target_id in wanted)
                 and (relations is None or rec.relation in relations)
             ):
@@ -139,4 +144,6 @@ class UnitOfWork:
 
 
 def _same(a: Record, b: Record) -> bool:
-    return dataclasses.astuple(a) == dataclasses.astuple(b)  # type: ignore[arg-type]
+    # Field-by-field equality of the frozen dataclasses: what astuple compared, without
+    # deep-copying every nested dict and tuple first (a sixth of a chunk's planning time).
+    return a == b

@@ -236,6 +236,22 @@ class NumpyVectorIndex:
                 )
             return entry.query(query, k)
 
+    def query_many(self, collection: str, vectors: Vector, k: int) -> list[list[tuple[str, float]]]:
+        """:meth:`query` for each row of ``vectors`` (shape (n, dim)), under one lock."""
+        queries = [prepare_query(row) for row in np.asarray(vectors, dtype=np.float32)]
+        with self._lock:
+            self._check_open()
+            entry = self._collections.get(collection)
+            if entry is None or not entry.ids or k <= 0:
+                return [[] for _ in queries]
+            for query in queries:
+                if entry.dim != query.shape[0]:
+                    raise ValidationError(
+                        f"collection {collection!r} holds {entry.dim}-d vectors, the query is "
+                        f"{query.shape[0]}-d; embed the query with the collection's embedder"
+                    )
+            return [entry.query(query, k) for query in queries]
+
     def ids(self, collection: str) -> set[str]:
         """Every id in ``collection`` (empty for an unknown collection)."""
         with self._lock:
