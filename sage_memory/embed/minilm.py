@@ -206,7 +206,14 @@ def _load_front(path: Path) -> _Front:
     st_config = _read_json(path / "sentence_bert_config.json")
     max_tokens = int(st_config.get("max_seq_length", _DEFAULT_MAX_TOKENS))
     max_tokens = min(max_tokens, int(config.get("max_position_embeddings", 512)))
-    return _Front(_load_tokenizer(path, max_tokens), max_tokens)
+    # Untruncated: the same tokenizer counts tokens for context budgets (whole texts), and
+    # _truncate cuts what the encoder sees, as the tokenizer's own truncation would.
+    return _Front(_load_tokenizer(path, None), max_tokens)
+
+
+def _truncate(ids: list[int], max_tokens: int) -> list[int]:
+    """Keep the first ``max_tokens - 1`` ids and the closing [SEP], like right truncation."""
+    return ids if len(ids) <= max_tokens else [*ids[: max_tokens - 1], ids[-1]]
 
 
 def _load_model(path: Path) -> _Model:
@@ -506,7 +513,6 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()
         self._model: _Model | None = None
         self._front: _Front | None = None
-        self._counter: Any = None
         self._blas_threads = blas_threads
 
     @property
@@ -547,19 +553,6 @@ class MiniLMEmbedder:
                     self._front = front
         return front
 
-    def _count_tokenizer(self) -> Any:
-        # Separate from the model's tokenizer: counting must see the whole text (no truncation)
-        # and must not need the 90 MB of weights.
-        counter = self._counter
-        if counter is None:
-            with self._lock:
-                counter = self._counter
-                if counter is None:
-                    path = self._model_path()
-                    counter = _load_tokenizer(path, max_tokens=None)
-                    self._counter = counter
-        return counter
-
     def count_tokens(self, text: str) -> int:
         """Count the tokens of ``text`` with the model's tokenizer, special tokens excluded.
 
@@ -573,7 +566,7 @@ class MiniLMEmbedder:
         """
         if not isinstance(text, str):
             raise ValidationError(f"count_tokens() takes a str, got {type(text).__name__}")
-        return len(self._count_tokenizer().encode(text, add_special_tokens=False).ids)
+        return len(self._load_front().tokenizer.encode(text, add_special_tokens=False).ids)
 
     def embed(self, texts: Sequence[str]) -> Vector:
         """Embed a batch of documents.
@@ -601,9 +594,9 @@ class MiniLMEmbedder:
         out = np.empty((len(items), _DIM), dtype=np.float32)
         if not items:
             return out
-        tokenizer = self._load_front().tokenizer
-        encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-        token_ids = [enc.ids for enc in encode(items)]
+        front = self._load_front()
+        encode = getattr(front.tokenizer, "encode_batch_fast", front.tokenizer.encode_batch)
+        token_ids = [_truncate(enc.ids, front.max_tokens) for enc in encode(items)]
         lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(token_ids))
         for members in _plan_batches(lengths, self._batch_size, self._max_batch_tokens):
             sub_lengths = lengths[members]
@@ -679,8 +672,10 @@ class MiniLMEmbedder:
         """
         if not isinstance(text, str):
             raise ValidationError(f"embed_query() takes a str, got {type(text).__name__}")
-        tokenizer = self._load_front().tokenizer
-        ids = np.asarray([tokenizer.encode(text).ids], dtype=np.int64)
+        front = self._load_front()
+        ids = np.asarray(
+            [_truncate(front.tokenizer.encode(text).ids, front.max_tokens)], dtype=np.int64
+        )
         lengths = np.asarray([ids.shape[1]], dtype=np.int64)
         vector: Vector = self._encode(ids, lengths)[0]
         return vector
