@@ -21,9 +21,10 @@ from sage_memory.index.numpy import NumpyVectorIndex
 from sage_memory.store.base import GraphStore
 from sage_memory.types import Scope, Vector
 
-#: Largest collection answered exactly from SQLite before Chroma is opened: loading 20k vectors
-#: (30 MB) and scanning them stays well under Chroma's start-up cost.
-EXACT_LIMIT = 20_000
+#: Largest collection answered exactly from SQLite before Chroma is opened. Loading 5,000
+#: vectors (7.5 MB) and scanning them (a fraction of a millisecond, on one BLAS thread) costs
+#: far less than importing chromadb; past that, an HNSW query beats the exact scan.
+EXACT_LIMIT = 5_000
 
 
 class FolderIndex:

@@ -8,8 +8,10 @@ disk, so the engine rebuilds it from SQLite when a folder is opened.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +23,28 @@ __all__ = ["NumpyVectorIndex"]
 # Rows allocated the first time a collection is written; capacity doubles from there so that
 # growing one row at a time stays amortised O(1) instead of copying the matrix on every upsert.
 _INITIAL_CAPACITY = 64
+
+
+_controller: list[Any] = []
+
+
+def _one_blas_thread() -> Any:
+    """Run a product on one BLAS thread (threadpoolctl, a few microseconds), or as numpy would.
+
+    A matrix-vector product of a few thousand rows takes well under a millisecond; with two
+    OpenBLAS threads on a busy machine it was seen taking 25 ms, the threads waiting for each
+    other (the same stall the MiniLM embedder avoids the same way).
+    """
+    if not _controller:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # optional: without it numpy keeps its own thread setting
+            _controller.append(None)
+        else:
+            _controller.append(ThreadpoolController())
+    if _controller[0] is None:
+        return contextlib.nullcontext()
+    return _controller[0].limit(limits=1, user_api="blas")
 
 
 def _normalise_rows(matrix: Vector) -> Vector:
@@ -138,7 +162,8 @@ class _Collection:
         k = min(k, size)
         if k <= 0:
             return []
-        scores = self.matrix[:size] @ vector
+        with _one_blas_thread():
+            scores = self.matrix[:size] @ vector
         # argpartition finds the top k in O(n); only those k are then sorted.
         top = np.argpartition(-scores, k - 1)[:k] if k < size else np.arange(size)
         order = top[np.argsort(-scores[top], kind="stable")]
