@@ -52,7 +52,7 @@ class UnitOfWork:
         keys = {name_key(n) for n in names}
         out: dict[str, Node] = {}
         for n in self.store.find_nodes(scope, list(names)):
-            cur = self._pending(n)  # the row just read, unless this unit changed it
+            cur = self._pending(n)  # the stored row just read, unless this unit changed it
             if isinstance(cur, Node) and self._matches(cur, keys):
                 out[n.id] = cur
         key = scope.key
@@ -66,7 +66,7 @@ class UnitOfWork:
         return sorted({i for i in ids if i in self._current}, key=self._pos.__getitem__)
 
     def _pending(self, stored: Record) -> Record | None:
-        """``stored`` as this unit left it: its pending version, None if removed, else itself."""
+        """``stored`` as this unit of work sees it: its pending state when it changed it."""
         return self._current.get(stored.id, stored)
 
     @staticmethod
@@ -79,7 +79,7 @@ class UnitOfWork:
         wanted = set(node_ids)
         out: dict[str, Edge] = {}
         for e in self.store.edges_of(scope, node_ids, relations=relations):
-            cur = self._pending(e)
+            cur = self._pending(e)  # no second read per edge (a round trip on a server)
             if isinstance(cur, Edge):
                 out[e.id] = cur
         key = scope.key
