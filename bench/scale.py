@@ -253,6 +253,30 @@ def phase_search(folder: Path, count: int) -> dict[str, Any]:
     }
 
 
+def space(folder: Path) -> dict[str, Any]:
+    """Where a folder's bytes go: SQLite tables and indexes (dbstat), Chroma, per memory."""
+    db = sqlite3.connect(f"file:{folder / 'sage.db'}?mode=ro", uri=True)
+    try:
+        tables = db.execute(
+            "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
+        ).fetchall()
+        memories = db.execute("SELECT count(*) FROM memories").fetchone()[0]
+        journal = db.execute(
+            "SELECT entity, count(*), avg(length(before)), avg(length(after)) FROM journal "
+            "GROUP BY entity"
+        ).fetchall()
+        text = db.execute("SELECT sum(length(CAST(data AS BLOB))) FROM memories").fetchone()[0]
+    finally:
+        db.close()
+    return {
+        "memories": memories,
+        "sqlite_tables_mb": {name: round(size / 1e6, 2) for name, size in tables[:12]},
+        "journal_rows": {e: {"rows": n, "avg_before": b, "avg_after": a} for e, n, b, a in journal},
+        "memory_row_json_bytes": text,
+        "chroma_mb": _folder_bytes(folder / "chroma") / 1e6,
+    }
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
@@ -360,7 +384,11 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--keep", type=Path, help="build the folders here and keep them")
     ap.add_argument("--phase", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--space", type=Path, help="only print where FOLDER's bytes go, as JSON")
     args = ap.parse_args()
+    if args.space:
+        print(json.dumps(space(args.space), indent=1))
+        return
     if args.phase:
         name, *rest = args.phase
         if name == "writer":
