@@ -6,6 +6,7 @@ add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,7 +24,7 @@ from sage_memory.errors import (
     ValidationError,
 )
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.index.base import collection_name
+from sage_memory.index.base import collection_name, query_many
 from sage_memory.types import (
     AddResult,
     Change,
@@ -214,9 +215,16 @@ class WritePath:
             stored.update((m.id, m) for m in late)
             uow = UnitOfWork(ctx.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []
-            for memory, vec, delta in zip(memories, vectors, deltas, strict=True):
-                if memory.id not in stored:
-                    outcomes.append((*self._plan_add(uow, memory, vec, delta, now), delta))
+            try:
+                if len(memories) > 1:  # one vector query for the chunk's names, not one each
+                    with contextlib.suppress(Exception):  # else each node queries on its own
+                        keys = [m.scope.partition.key for m in memories]
+                        ctx.ingestor.prefetch_hits(list(zip(keys, deltas, strict=True)))
+                for memory, vec, delta in zip(memories, vectors, deltas, strict=True):
+                    if memory.id not in stored:
+                        outcomes.append((*self._plan_add(uow, memory, vec, delta, now), delta))
+            finally:
+                ctx.ingestor.clear_hits()
             changes = uow.commit()
             ctx.sync_index(changes, uow.vectors)
             self._queue_competing_claims(scope, [out for _, out, _ in outcomes], now)
@@ -261,19 +269,32 @@ class WritePath:
         store.put_suggestions(items)
 
     def _extract(self, memories: Sequence[Memory], vectors: Vector) -> list[GraphDelta | None]:
-        items = []
-        for memory, vec in zip(memories, vectors, strict=True):
-            items.append((memory, ExtractionContext(nearby_nodes=self._nearby_nodes(memory, vec))))
+        nearby = self._nearby_nodes(memories, vectors)
+        items = [
+            (memory, ExtractionContext(nearby_nodes=nodes))
+            for memory, nodes in zip(memories, nearby, strict=True)
+        ]
         try:
             return list(self.ctx.extractor.extract_many(items))
         except Exception as exc:  # an extractor bug must never lose the memories
             return [GraphDelta(error=f"{type(exc).__name__}: {exc}") for _ in memories]
 
-    def _nearby_nodes(self, memory: Memory, vec: Vector) -> list[Node]:
-        scope = memory.scope.partition
+    def _nearby_nodes(self, memories: Sequence[Memory], vectors: Vector) -> list[list[Node]]:
+        """The stored nodes nearest each memory: one vector query and one read per partition
+        for a whole chunk (per memory, these two calls cost more than the extraction)."""
         k = self.ctx.config.extract.max_context_nodes
-        hits = self.ctx.index.query(collection_name(scope.key, "node"), vec, k)
-        return self.ctx.store.get_nodes(scope, [nid for nid, _ in hits])
+        out: list[list[Node]] = [[] for _ in memories]
+        parts: dict[str, list[int]] = {}
+        for i, memory in enumerate(memories):
+            parts.setdefault(memory.scope.partition.key, []).append(i)
+        for rows in parts.values():
+            part = memories[rows[0]].scope.partition
+            hits = query_many(self.ctx.index, collection_name(part.key, "node"), vectors[rows], k)
+            wanted = list(dict.fromkeys(nid for found in hits for nid, _ in found))
+            nodes = {n.id: n for n in self.ctx.store.get_nodes(part, wanted)} if wanted else {}
+            for row, found in zip(rows, hits, strict=True):
+                out[row] = [nodes[nid] for nid, _ in found if nid in nodes]
+        return out
 
     def _plan_add(
         self,
