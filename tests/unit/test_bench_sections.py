@@ -28,6 +28,7 @@ NOT_YET_GENERATED = {
     "Search latency as unrelated data grows": "bench/latency_scaling.py",
     "Structure questions (blind worlds)": "bench/structure.py",
     "Server mode: scoped vector search on PostgreSQL + pgvector": "bench/postgres_scoping.py",
+    "Server mode: concurrent writers on PostgreSQL": "bench/postgres_concurrency.py",
     "Entity merges (blind pairs)": "bench/merges.py",
 }
 #: A table row holding a measured figure: a cell that is a number, percentage or ratio.
