@@ -29,6 +29,8 @@ NOT_YET_GENERATED = {
     "Structure questions (blind worlds)": "bench/structure.py",
     "Server mode: scoped vector search on PostgreSQL + pgvector": "bench/postgres_scoping.py",
     "Server mode: concurrent writers on PostgreSQL": "bench/postgres_concurrency.py",
+    "Server mode: search and add at the engine level": "bench/postgres_search.py",
+    "Server mode: LoCoMo recall on PostgreSQL": "bench/postgres_locomo.py",
     "Entity merges (blind pairs)": "bench/merges.py",
 }
 #: A table row holding a measured figure: a cell that is a number, percentage or ratio.
