@@ -301,14 +301,17 @@ class ArgReader:
     def _coordination(self, toks: list[Token], k: int, e: int, prev: Arg) -> int | None:
         """Where the next coordinated argument starts, or None when the list ends."""
         j = k
+        if j < e and toks[j].lower == "(":  # "X (Django) or Y": an aside between the items
+            close = next((m for m in range(j, min(e, j + 8)) if toks[m].lower == ")"), -1)
+            j = close + 1 if close > 0 else j
         if j < e and toks[j].lower == ",":
             j += 1
         if j < e and toks[j].lower in ("and", "or", "&", "plus"):
             j += 1
         if j == k or j >= e:
             return None
-        if toks[j].lower in ("by", "with", "via") and prev.kind == TASK:
-            j += 1  # "by running X or by checking Y"
+        if toks[j].lower in ("by", "with", "via") and j + 1 < e:
+            j += 1  # "by running X or by checking Y", "by X or by Y"
         if prev.kind == TASK and toks[j].pos == PART:
             j += 1
         t = toks[j]
@@ -359,6 +362,10 @@ class ArgReader:
         end = self._np_end(toks, k, e)
         if end <= k:
             return None
+        if clause_ok and end + 1 < e and self._reduced_predicate(toks, end, e):
+            # "migrations not run", "models out of sync with the database": a noun and a
+            # verbless predicate name one state
+            return self._clause(toks, k, self._clause_end(toks, end, e))
         if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
             cend = self._clause_end(toks, end, e)
             rest = toks[end + 1 : cend]
@@ -373,6 +380,14 @@ class ArgReader:
             if cend > end:
                 return self._clause(toks, k, cend)
         return self._np(toks, k, end)
+
+    @staticmethod
+    def _reduced_predicate(toks: list[Token], j: int, e: int) -> bool:
+        """A verbless predicate at ``j``: "not" + participle, or "out of" + noun."""
+        t, nxt = toks[j], toks[j + 1]
+        if t.pos == NEG and nxt.pos == VERB:
+            return True  # a negation right after a noun, no auxiliary: "migrations not run"
+        return t.lower == "out" and nxt.lower == "of" and j + 2 < e and toks[j + 2].pos in NOMINAL
 
     def _np_end(self, toks: list[Token], k: int, e: int, *, allow_of: bool = True) -> int:
         j = k

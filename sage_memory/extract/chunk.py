@@ -278,6 +278,9 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         prev = tokens[i - 1] if i > 0 else None
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         cands = _candidates(tok.lower)
+        if tok.lower == "longer" and prev is not None and prev.lower == "no":
+            prev.pos = tok.pos = ADV  # "no longer lives": a negating adverb, not "no" + adjective
+            continue
         if tok.lower in lex.words("adverbs") and not (prev is not None and prev.pos == DET):
             tok.pos = ADV
             continue
@@ -393,6 +396,14 @@ def _choose(
         return VERB if "VERB" in has else NOUN
     if p in (NOUN, PROPN, CODE):
         two_back = prev_prev.pos if prev_prev is not None else ""
+        if (
+            "NOUN" in has
+            and nxt is not None
+            and nxt.lower == "of"
+            and two_back in (DET, POSS)
+            and base_form(tok.lower) not in relation_verbs
+        ):
+            return NOUN  # "the Meta options of ...": a compound noun's head before "of"
         at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
         before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
         if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
@@ -417,6 +428,8 @@ def _choose(
             if not plural_subject:
                 return VERB
         return NOUN if "NOUN" in has else VERB
+    if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and i > 1:
+        return VERB  # "Kofi no longer lives", "she really hated"
     if i == 0 or p in (PUNCT, CONJ, SUB, ADV):
         # an imperative or a gerund subject ("install docker", "restarting the router")
         if (

@@ -34,6 +34,8 @@ _SUBORDINATE = frozenset(
         "prior",
     }
 )
+#: Particles a phrasal verb may carry between its verb and its preposition.
+_PARTICLES = frozenset({"down", "back", "over", "away", "up", "out", "around", "along"})
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 
@@ -109,6 +111,8 @@ class Matcher:
     def _skippable(t: Token, prev_lemma: str) -> bool:
         if t.pos in (ADV, MODAL) and t.lower not in ("not", "never"):
             return True
+        if t.lower in _PARTICLES and t.pos in (ADV, "PREP") and prev_lemma:
+            return True  # a verb's particle: "moved down to", "sits back on"
         if t.pos == AUX and (t.lemma in ("do", "have") or t.lemma == prev_lemma):
             return True
         return t.pos == NEG
@@ -276,8 +280,11 @@ class Matcher:
         last_arg_start = max(
             (a.start for args in m.slots.values() for a in args if a.start >= hi), default=hi
         )
+        inside = {k for args in m.slots.values() for a in args for k in range(a.start, a.end)}
         negated = any(
-            toks[k].pos == NEG for k in range(first_arg_end, last_arg_start) if k not in m.literals
+            toks[k].pos == NEG
+            for k in range(first_arg_end, last_arg_start)
+            if k not in m.literals and k not in inside
         )
         lowered = [t.lower for t in toks]
         if "anymore" in lowered or any(
