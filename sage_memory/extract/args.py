@@ -206,6 +206,18 @@ class ArgReader:
 
     def before(self, toks: list[Token], s: int, e: int, *, clause_ok: bool) -> list[Arg]:
         """The argument that ends the span ``[s, e)`` (the subject side of a pattern)."""
+        # "Emeka, our landlord, is ...": the subject is the name before the appositive
+        if e - s >= 4 and toks[e - 1].lower == "," and toks[s].pos == PROPN:
+            first = next((k for k in range(s + 1, e - 1) if toks[k].lower == ","), -1)
+            if first > s and not any(t.pos in (VERB, AUX) for t in toks[s:e]):
+                e = first
+        # "The Okafors own a flat in Lagos but live ...": the subject of the first verb
+        if e - s >= 3 and toks[e - 1].lower in ("but", "and"):
+            verbs = [k for k in range(s, e) if toks[k].pos == VERB]
+            if verbs and verbs[0] > s:
+                subject = self._coordinated_nps(toks, self._trim_start(toks, s, verbs[0]), verbs[0])
+                if subject:
+                    return subject
         e = self._trim_end(toks, s, e)
         s = self._trim_start(toks, s, e)
         if s >= e:
@@ -362,6 +374,9 @@ class ArgReader:
         end = self._np_end(toks, k, e)
         if end <= k:
             return None
+        named = self._named(toks, k, end, e)
+        if named is not None:
+            return named
         if clause_ok and end + 1 < e and self._reduced_predicate(toks, end, e):
             # "migrations not run", "models out of sync with the database": a noun and a
             # verbless predicate name one state
@@ -380,6 +395,47 @@ class ArgReader:
             if cend > end:
                 return self._clause(toks, k, cend)
         return self._np(toks, k, end)
+
+    def _named(self, toks: list[Token], k: int, end: int, e: int) -> Arg | None:
+        """ "a punk band called Rusty Nails": the name, with the describing noun as its head."""
+        if not (
+            end + 1 < e
+            and toks[end].lower in ("called", "named")
+            and toks[end + 1].pos in (PROPN, CODE)
+        ):
+            return None
+        j = end + 1
+        while j < e and toks[j].pos in (PROPN, CODE, NUM):
+            j += 1
+        arg = self._np(toks, end + 1, j)
+        described = self._np(toks, k, end)
+        arg.head = described.head
+        arg.possessor = described.name  # kept for the label: "band" says Organization
+        return arg
+
+    def reduce_clause(self, toks: list[Token], arg: Arg, *, keep_task: bool) -> Arg:
+        """A clause argument cut to what it is about: "until the permit comes through" ->
+        the permit; with ``keep_task``, "until Marta approves the budget" -> approve the budget
+        (a person's action is a task)."""
+        if arg.kind != CLAUSE:
+            return arg
+        s, e = arg.start, arg.end
+        k = s
+        while k < e and toks[k].pos in (PUNCT, SUB, CONJ):
+            k += 1
+        end = self._np_end(toks, k, e)
+        if end <= k:
+            return arg
+        j = end
+        while j < e and toks[j].pos in (AUX, MODAL, NEG, ADV):
+            j += 1
+        subject = self._np(toks, k, end)
+        person = subject.proper and len(subject.words) <= 2 and not subject.code
+        if keep_task and person and j < e and toks[j].pos == VERB:
+            vend = self._vp_end(toks, j, e)
+            if vend > j + 1:
+                return self._task(toks, j, vend)
+        return subject if subject.name else arg
 
     @staticmethod
     def _reduced_predicate(toks: list[Token], j: int, e: int) -> bool:

@@ -36,6 +36,9 @@ _SUBORDINATE = frozenset(
 )
 #: Particles a phrasal verb may carry between its verb and its preposition.
 _PARTICLES = frozenset({"down", "back", "over", "away", "up", "out", "around", "along"})
+#: Relations whose clause arguments name the thing the clause is about.
+_REDUCED = frozenset({"BLOCKED_BY", "DEPENDS_ON", "REQUIRES"})
+_DETERMINERS = frozenset({"a", "an", "the", "new"})
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 
@@ -113,6 +116,10 @@ class Matcher:
             return True
         if t.lower in _PARTICLES and t.pos in (ADV, "PREP") and prev_lemma:
             return True  # a verb's particle: "moved down to", "sits back on"
+        if t.pos == "ADJ" and prev_lemma in _DETERMINERS:
+            return True  # an adjective inside a literal noun phrase: "a full-time job"
+        if t.lower in ("both", "all", "each") and prev_lemma == "be":
+            return True  # "are both on the team"
         if t.pos == AUX and (t.lemma in ("do", "have") or t.lemma == prev_lemma):
             return True
         return t.pos == NEG
@@ -271,6 +278,10 @@ class Matcher:
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
             if not args:
                 return False
+            if rel in _REDUCED:
+                args = [
+                    self.reader.reduce_clause(toks, a, keep_task=rel != "DEPENDS_ON") for a in args
+                ]
             m.slots[name] = args
         lo = min(m.literals) if m.literals else 0
         hi = max(m.literals) + 1 if m.literals else 0

@@ -291,11 +291,25 @@ class _Reading:
         head = arg.words[-1] if arg.words else ""
         return (arg.proper and not arg.code) or head in self.lex.words("place_heads")
 
+    def _is_time_arg(self, arg: Arg, toks: list[Token]) -> bool:
+        """A time phrase ("2020", "last spring") names no thing a fact is about."""
+        span = toks[arg.start : arg.end]
+        if not span or arg.kind == PRONOUN:
+            return False
+        reader = self.ex.matcher.reader
+        if reader.is_time(toks, arg.start) >= arg.end - arg.start:
+            return True
+        return all(
+            t.pos in ("NUM", PUNCT, "DET") or t.lower in self.lex.words("time_words") for t in span
+        ) and any(t.pos == "NUM" or t.lower in self.lex.words("time_words") for t in span)
+
     def _fits(self, m: Match, toks: list[Token]) -> bool:
         """The phrasing's constraints on its arguments (precision before recall)."""
         f, rel = m.phrase.flags, m.phrase.relation
         a = m.slots.get("A", [])
         b = m.slots.get("B", [])
+        if any(self._is_time_arg(x, toks) for x in a + b) and rel not in ("HAS_STATUS",):
+            return False  # "based in Reykjavik since 2020": 2020 causes nothing
         if (rel in _PERSON_RELATIONS or "person_source" in f) and (
             not a or not all(self._person_like(x) for x in a)
         ):
@@ -476,6 +490,57 @@ class _Reading:
             attributes=attrs or {},
         )
 
+    def _retype(self, relation: str, sources: list[Arg], targets: list[Arg]) -> str:
+        """The relation the arguments' own words say, for copular and "belong" phrasings.
+
+        "X is a kind of Y" (IS_A Y), "X is one of the parts of Y" (PART_OF Y), "X is a
+        member of Y" or "a Y member" (MEMBER_OF Y), "X is a major cause of Y" (CAUSES Y), a
+        person who "belongs to" or "is part of" a group (MEMBER_OF): the target is cut to Y.
+        """
+        if relation not in ("IS_A", "HAS_ROLE", "PART_OF", "WORKS_AT"):
+            return relation
+        person = bool(sources) and all(self._person_like(x) for x in sources)
+        out = relation
+        for i, arg in enumerate(targets):
+            words = list(arg.words)
+            if "of" in words[1:]:
+                cut = words.index("of", 1)
+                lead = {w for w in words[:cut]}
+                for new_rel, heads in (
+                    ("IS_A", "kind_heads"),
+                    ("PART_OF", "part_heads"),
+                    ("MEMBER_OF", "member_heads"),
+                    ("CAUSES", "cause_heads"),
+                ):
+                    if lead & self.lex.words(heads) and relation != "WORKS_AT":
+                        rest = arg.name.split(" of ", 1)[-1] if " of " in arg.name else ""
+                        rest = re.sub(r"(?i)^(?:the|a|an|our|my|their|its)\s+", "", rest)
+                        if rest:
+                            targets[i] = _renamed(arg, rest)
+                            out = new_rel
+                        break
+            elif (
+                person
+                and relation in ("IS_A", "HAS_ROLE")
+                and len(words) >= 2
+                and words[-1] in self.lex.words("member_heads")
+                and arg.proper is False
+                and toks_capital(arg)
+            ):
+                targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
+                out = "MEMBER_OF"  # "a Costco member"
+            elif relation == "PART_OF" and words and words[-1] in self.lex.words("taxon_heads"):
+                if len(words) >= 2:
+                    targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
+                    out = "IS_A"  # "belongs to the nightshade family"
+        if person and out in ("PART_OF", "IS_A", "HAS_ROLE"):
+            heads = self.lex.words("group_heads") | self.lex.words("org_heads")
+            if all((t.words[-1] if t.words else "") in heads for t in targets) or (
+                out == "PART_OF"
+            ):
+                out = "MEMBER_OF"
+        return out
+
     def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
         conf = 0.6 if m.phrase.weak else 0.85
         if any(t.lower in self.lex.words("hedges") for t in toks):
@@ -488,6 +553,15 @@ class _Reading:
                 self._person_like(x) for x in m.slots.get("A", [])
             ):
                 relation = "IS_A"
+            if not dst_slot.startswith("="):
+                targets = list(m.slots.get(dst_slot, []))
+                relation = self._retype(relation, m.slots.get(src_slot, []), targets)
+                m.slots[dst_slot] = targets
+            if rel == "WORKS_AT" and any(
+                a.words and a.words[-1] in self.lex.words("member_roles")
+                for a in m.slots.get("C", [])
+            ):
+                relation = "MEMBER_OF"  # a volunteer or member of an organization is no employee
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
             sources = m.slots.get(src_slot, [])
             if dst_slot.startswith("="):
@@ -589,6 +663,17 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _renamed(arg: Arg, name: str) -> Arg:
+    """A copy of ``arg`` named ``name`` (its words re-read from the name)."""
+    words = tuple(name.lower().split())
+    return Arg(arg.start, arg.end, name, arg.kind, arg.proper, arg.code, "", arg.head, words)
+
+
+def toks_capital(arg: Arg) -> bool:
+    """Whether the argument's first word was written with a capital (a name)."""
+    return bool(arg.name[:1].isupper())
 
 
 def _is_code(name: str) -> bool:
