@@ -336,6 +336,8 @@ class _Reading:
             return False
         if "place_only" in f and b and not all(self._place_like(x) for x in b):
             return False
+        if not self._fits_kinds(m, toks, a, b):
+            return False
         if rel == "LIVES_IN" and b and not all(x.kind == NP for x in b):
             return False
         if "speaker_or_person" in f:
@@ -384,6 +386,55 @@ class _Reading:
             and a
             and any(x.kind == PRONOUN and not self.coref.things for x in a)
         )
+
+    def _fits_kinds(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """Argument kinds a phrasing asks for (the typed-argument check of the lexicon flags)."""
+        f, rel = m.phrase.flags, m.phrase.relation
+
+        def before_of(x: Arg) -> set[str]:
+            words = list(x.words)
+            return set(words[: words.index("of")] if "of" in words else words)
+
+        if "part_source" in f and not all(before_of(x) & self.lex.words("part_heads") for x in a):
+            return False
+        if "part_target" in f and not all(before_of(x) & self.lex.words("part_heads") for x in b):
+            return False
+        if "owner_target" in f and (
+            not all(self._person_like(x) or self._org_like(x) for x in a)
+            or any(self._person_like(x) for x in b)
+        ):
+            return False
+        if (
+            "owner_object" in f
+            and m.phrase.pattern.split()[1].startswith("hold")
+            and not all(set(x.words) & self.lex.words("held_things") for x in b)
+            and any(toks[k].lemma == "hold" for k in m.literals)
+        ):
+            return False
+        if "task_target" in f and not all(x.kind == TASK for x in b):
+            return False
+        if "tool_target" in f and any(
+            self._person_like(x)
+            or (x.words and x.words[-1] in self.lex.words("place_heads"))
+            or x.kind != NP
+            for x in b
+        ):
+            return False
+        if "intransitive" in f:
+            end = max(m.literals) + 1
+            if end < len(toks) and toks[end].pos in (NOUN, PROPN, "DET", "POSS", "PRON", CODE):
+                return False
+        if (
+            rel == "PART_OF"
+            and b
+            and all(self._person_like(x) and x.kind in (NP, PRONOUN) for x in b)
+        ):
+            return False  # "belongs to Ines": property, not a part
+        if rel == "CAUSES" and any(
+            x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b
+        ):
+            return False  # "behind us": a finished thing, not a cause
+        return True
 
     # --- nodes and edges --------------------------------------------------------------------
 
