@@ -77,6 +77,7 @@ class Arg:
     possessor: str = ""  # "Ana" of "Ana's heart rate"
     head: str = ""  # lemma of the head word
     words: tuple[str, ...] = field(default_factory=tuple)  # lower-case surface words
+    negated: bool = False  # a clause argument cut to its task or subject said "not"
 
 
 def _join(span: list[Token], replace: dict[int, str] | None = None) -> str:
@@ -413,7 +414,7 @@ class ArgReader:
         arg.possessor = described.name  # kept for the label: "band" says Organization
         return arg
 
-    def reduce_clause(self, toks: list[Token], arg: Arg, *, keep_task: bool) -> Arg:
+    def reduce_clause(self, toks: list[Token], arg: Arg, *, keep_task: bool | str) -> Arg:
         """A clause argument cut to what it is about: "until the permit comes through" ->
         the permit; with ``keep_task``, "until Marta approves the budget" -> approve the budget
         (a person's action is a task)."""
@@ -423,19 +424,40 @@ class ArgReader:
         k = s
         while k < e and toks[k].pos in (PUNCT, SUB, CONJ):
             k += 1
-        end = self._np_end(toks, k, e)
-        if end <= k:
-            return arg
+        if k < e and toks[k].pos == PRON:
+            end = k + 1  # "you do not have to reindex": the doer is no part of the task
+            subject = None
+        else:
+            end = self._np_end(toks, k, e)
+            if end <= k:
+                return arg
+            subject = self._np(toks, k, end)
         j = end
-        while j < e and toks[j].pos in (AUX, MODAL, NEG, ADV):
+        negated = False
+        while j < e and (
+            toks[j].pos in (AUX, MODAL, NEG, ADV, PART)
+            or (toks[j].lower in ("have", "need", "got") and j + 1 < e and toks[j + 1].pos == PART)
+        ):
+            negated = negated or toks[j].pos == NEG
             j += 1
-        subject = self._np(toks, k, end)
-        person = subject.proper and len(subject.words) <= 2 and not subject.code
-        if keep_task and person and j < e and toks[j].pos == VERB:
+        person = subject is not None and subject.proper and len(subject.words) <= 2
+        if person and keep_task == "complement":
+            return arg  # "after the wedding, Sara moved": a person's life, not a plan's task
+        if j < e and toks[j].pos == VERB:
             vend = self._vp_end(toks, j, e)
-            if vend > j + 1:
-                return self._task(toks, j, vend)
-        return subject if subject.name else arg
+            complement = vend > j + 1
+            if (
+                subject is None
+                or (keep_task == "complement" and complement)
+                or (keep_task and person and complement)
+            ):
+                task = self._task(toks, j, max(vend, j + 1))
+                task.negated = negated
+                return task
+        if subject is None or not subject.name:
+            return arg
+        subject.negated = negated
+        return subject
 
     @staticmethod
     def _reduced_predicate(toks: list[Token], j: int, e: int) -> bool:

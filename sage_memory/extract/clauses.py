@@ -37,7 +37,7 @@ _SUBORDINATE = frozenset(
 #: Particles a phrasal verb may carry between its verb and its preposition.
 _PARTICLES = frozenset({"down", "back", "over", "away", "up", "out", "around", "along"})
 #: Relations whose clause arguments name the thing the clause is about.
-_REDUCED = frozenset({"BLOCKED_BY", "DEPENDS_ON", "REQUIRES"})
+_REDUCED = frozenset({"BLOCKED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 _DETERMINERS = frozenset({"a", "an", "the", "new"})
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
@@ -279,9 +279,8 @@ class Matcher:
             if not args:
                 return False
             if rel in _REDUCED:
-                args = [
-                    self.reader.reduce_clause(toks, a, keep_task=rel != "DEPENDS_ON") for a in args
-                ]
+                keep: bool | str = "complement" if rel == "PRECEDES" else rel != "DEPENDS_ON"
+                args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
             m.slots[name] = args
         lo = min(m.literals) if m.literals else 0
         hi = max(m.literals) + 1 if m.literals else 0
@@ -302,6 +301,7 @@ class Matcher:
             lowered[k] == "no" and lowered[k + 1] == "longer" for k in range(len(lowered) - 1)
         ):
             negated = True
+        negated = negated or any(a.negated for args in m.slots.values() for a in args)
         m.negated = negated != m.phrase.negated
         return True
 
