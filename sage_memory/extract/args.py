@@ -169,10 +169,23 @@ class ArgReader:
             if span and s + span < e:
                 s += span
                 changed = True
+            elif t.lower in ("since", "as", "because", "while") and s + 1 < e:
+                s += 1
+                changed = True
             elif t.pos in (PUNCT, CONJ, SUB) or (
                 t.lower in self.discourse and s + 1 < e and t.pos not in (NOUN, PROPN, VERB)
             ):
                 s += 1
+                changed = True
+            elif (
+                t.pos in (PRON, PROPN)
+                and s + 2 < e
+                and toks[s + 1].lemma in ("say", "tell", "mention", "claim", "confirm")
+                and toks[s + 1].pos == VERB
+                and toks[s + 2].pos in (DET, POSS, PROPN, NOUN, PRON)
+                and toks[s + 2].lower not in ("me", "us", "him", "her", "them")
+            ):
+                s += 2  # "Lena said the application ...": the report, not the reporter
                 changed = True
             elif (
                 t.lower in ("i", "we")
@@ -208,7 +221,7 @@ class ArgReader:
     def before(self, toks: list[Token], s: int, e: int, *, clause_ok: bool) -> list[Arg]:
         """The argument that ends the span ``[s, e)`` (the subject side of a pattern)."""
         # "Emeka, our landlord, is ...": the subject is the name before the appositive
-        if e - s >= 4 and toks[e - 1].lower == "," and toks[s].pos == PROPN:
+        if e - s >= 4 and toks[e - 1].lower == "," and toks[s].pos in (PROPN, NOUN):
             first = next((k for k in range(s + 1, e - 1) if toks[k].lower == ","), -1)
             if first > s and not any(t.pos in (VERB, AUX) for t in toks[s:e]):
                 e = first
@@ -231,6 +244,23 @@ class ArgReader:
         e = self._trim_end(toks, s, e)
         if s >= e:
             return []
+        # "For the renovation we ...", "For our purposes Kafka ...": a fronted phrase
+        if toks[s].pos == PREP and toks[s].lower not in ("of",):
+            for k in range(s + 1, e):
+                if toks[k].pos == PRON and toks[k].lower not in ("it", "this", "that"):
+                    s = k
+                    break
+                if toks[k].pos == PROPN and k > s + 1 and toks[k - 1].pos == NOUN:
+                    s = k
+                    break
+        # "To renew the passport you ...": the doer after a purpose phrase is no part of it
+        if (
+            toks[e - 1].pos == PRON
+            and e - s >= 3
+            and toks[e - 1].lower in ("you", "we", "i", "they")
+        ):
+            if toks[s].pos == PART or toks[s].pos == VERB:
+                e -= 1
         if e - s == 1 and toks[s].pos == PRON:
             return [self._pronoun(toks, s)]
         if e - s == 1 and toks[s].pos == POSS:
@@ -272,6 +302,16 @@ class ArgReader:
 
     def _coordinated_nps(self, toks: list[Token], s: int, e: int) -> list[Arg]:
         """A subject list "the cart service and the auth service" -> two arguments."""
+        # a subject's place or setting is not part of its name: "enrollment at Maple Primary"
+        for k in range(s + 1, e - 1):
+            if (
+                toks[k].pos == PREP
+                and toks[k].lower in ("at", "on", "in", "under", "near", "inside", "from")
+                and toks[k - 1].pos in (NOUN, PROPN)
+                and not any(toks[m].lower in ("and", "or", ",") for m in range(k, e))
+            ):
+                e = k
+                break
         parts: list[tuple[int, int]] = []
         start = s
         for k in range(s, e):

@@ -428,6 +428,15 @@ def _choose(
             if not plural_subject:
                 return VERB
         return NOUN if "NOUN" in has else VERB
+    if (
+        p == VERB
+        and i == 1
+        and prev is not None
+        and prev.inflected == "ing"
+        and "VERB" in has
+        and tok.inflected == "s"
+    ):
+        return VERB  # "Grading comes after ...": a gerund subject and its verb
     if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and i > 1:
         return VERB  # "Kofi no longer lives", "she really hated"
     if i == 0 or p in (PUNCT, CONJ, SUB, ADV):

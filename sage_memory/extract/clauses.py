@@ -308,9 +308,22 @@ class Matcher:
 
 def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]:
     """Keep the most specific non-overlapping matches (see the module docstring)."""
+
+    def subject_noun_literals(m: Match) -> int:
+        """Literal words that are nouns right before a verb: the subject, not the relation
+        ("Warranty repairs need ...": "repairs" is no verb of fixing)."""
+        if toks is None:
+            return 0
+        return sum(
+            1
+            for k in m.literals
+            if toks[k].pos == NOUN and k + 1 < len(toks) and toks[k + 1].pos in (VERB, MODAL)
+        )
+
     ranked = sorted(
         matches,
         key=lambda m: (
+            subject_noun_literals(m) > 0,
             m.phrase.weak,
             "copula" in m.phrase.flags,
             -m.phrase.literal_count,

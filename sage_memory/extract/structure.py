@@ -260,6 +260,8 @@ class _Reading:
         if arg.code == "userid":
             return True
         head = arg.words[-1] if arg.words else ""
+        if len(arg.words) >= 2 and head in self.lex.words("taxon_heads"):
+            return False  # "the nightshade family": a kind of plant, not someone's family
         if head in self.lex.words("person_nouns") or head in self.lex.words("role_heads"):
             return True
         if arg.words and arg.words[0].rstrip(".") in {
@@ -412,6 +414,13 @@ class _Reading:
         ):
             return False
         if "task_target" in f and not all(x.kind == TASK for x in b):
+            return False
+        if "agent_source" in f and not all(
+            self._person_like(x)
+            or self._org_like(x)
+            or (x.words and x.words[-1] in self.lex.words("org_heads"))
+            for x in a
+        ):
             return False
         if "tool_target" in f and any(
             self._person_like(x)
