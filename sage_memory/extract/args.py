@@ -148,6 +148,10 @@ class ArgReader:
 
     def _trim_end(self, toks: list[Token], s: int, e: int) -> int:
         while e > s and (
+            toks[e - 1].lower in ("each", "both", "all") and e - 1 > s
+        ):  # "the kids each have": a floating quantifier
+            e -= 1
+        while e > s and (
             toks[e - 1].pos in (AUX, MODAL, NEG, ADV, PUNCT, PART, SUB, CONJ)
             or toks[e - 1].lower in ("that", "which", "who", "it's", "no")
         ):
@@ -315,7 +319,7 @@ class ArgReader:
         parts: list[tuple[int, int]] = []
         start = s
         for k in range(s, e):
-            if toks[k].lower in ("and", "or", ",", "&"):
+            if toks[k].lower in ("and", "or", ",", "&", "nor"):
                 if k > start:
                     parts.append((start, k))
                 start = k + 1
@@ -359,7 +363,7 @@ class ArgReader:
             j = close + 1 if close > 0 else j
         if j < e and toks[j].lower == ",":
             j += 1
-        if j < e and toks[j].lower in ("and", "or", "&", "plus"):
+        if j < e and toks[j].lower in ("and", "or", "&", "plus", "nor"):
             j += 1
         if j == k or j >= e:
             return None
@@ -687,6 +691,9 @@ class ArgReader:
         replace: dict[int, str] = {}
         if head.pos == NOUN and head.inflected == "s" and not head.capitalized:
             words[head_idx] = replace[head_idx] = singular(head.lower)
+        elif len(head.text) > 2 and head.text[:-1].isupper() and head.text.endswith("s"):
+            words[head_idx] = head.lower[:-1]  # "OOMs", "PRs": the plural of an acronym
+            replace[head_idx] = head.text[:-1]
         code = span[0].inflected if len(span) == 1 and span[0].pos == CODE else ""
         if code == "quoted" and not any(c in words[0] for c in "()[]._"):
             words = [w.strip("'\"`") for w in words]
@@ -719,6 +726,9 @@ class ArgReader:
             return Arg(s, e, span[1].text, NP, code=span[1].inflected, words=(span[1].lower,))
         words = [t.lower for t in span]
         replace: dict[int, str] = {}
+        if len(span) == 1 and span[0].inflected == "ing":
+            # a lone gerund names an activity ("overwatering", "grading"): keep it a noun
+            return Arg(s, e, span[0].lower, TASK, head=span[0].lower, words=(span[0].lower,))
         if span and span[0].pos == VERB:
             words[0] = replace[0] = base_form(span[0].lower)
         head = next(

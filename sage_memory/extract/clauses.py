@@ -302,6 +302,8 @@ class Matcher:
         ):
             negated = True
         negated = negated or any(a.negated for args in m.slots.values() for a in args)
+        if "neither" in (t.lower for t in toks[m.extent[0] : m.extent[1]]):
+            negated = True  # "neither X nor Y helped"
         m.negated = negated != m.phrase.negated
         return True
 

@@ -223,7 +223,8 @@ class _Reading:
         return bool(
             re.search(
                 r"\b(?:decided against|decided not to|changed (?:my|our) mind|ruled out|no way)\b"
-                r"|\b(?:would|could|might) have\b|\bwere to\b|\bif only\b|\bwhat if\b",
+                r"|\b(?:would|could|might) have\b|\bwere to\b|\bif only\b|\bwhat if\b"
+                r"|\b(?:wonder|wondering|unsure|not sure) (?:whether|if)\b",
                 joined,
             )
         )
@@ -242,10 +243,44 @@ class _Reading:
         readable = [
             m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)
         ]
-        for m in settle(readable, toks):
+        kept = settle(readable, toks)
+        hypothetical = self._hypothetical_spans(toks)
+        for m in kept:
+            if self._inside(m, hypothetical) or self._order_over_fact(m, kept):
+                continue
             self._apply(m, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+
+    def _hypothetical_spans(self, toks: list[Token]) -> list[tuple[int, int, str]]:
+        """Spans of "if ..." / "unless ..." clauses (to the next comma): they assert nothing."""
+        out = []
+        for i, t in enumerate(toks):
+            if t.lower in ("if", "unless", "whether", "suppose", "supposing", "imagine"):
+                end = next((k for k in range(i + 1, len(toks)) if toks[k].lower == ","), len(toks))
+                out.append((i, end, t.lower))
+        return out
+
+    @staticmethod
+    def _inside(m: Match, spans: list[tuple[int, int, str]]) -> bool:
+        words = {w for e in m.phrase.elements for w in e.values}
+        return any(
+            word not in words and all(s <= k < e for k in m.literals) for s, e, word in spans
+        )
+
+    @staticmethod
+    def _order_over_fact(m: Match, kept: list[Match]) -> bool:
+        """An order whose argument holds another stated fact ("the clinic recommended a shot
+        before the trip"): the fact is what is said, the order only when it happened."""
+        if m.phrase.relation != "PRECEDES":
+            return False
+        spans = [(a.start, a.end) for args in m.slots.values() for a in args]
+        return any(
+            n is not m
+            and n.phrase.relation not in ("PRECEDES", "CONTAINS_TASK")
+            and any(s <= min(n.literals) and max(n.literals) < e for s, e in spans)
+            for n in kept
+        )
 
     # --- constraints ----------------------------------------------------------------------
 
@@ -595,9 +630,7 @@ class _Reading:
                     out = "IS_A"  # "belongs to the nightshade family"
         if person and out in ("PART_OF", "IS_A", "HAS_ROLE"):
             heads = self.lex.words("group_heads") | self.lex.words("org_heads")
-            if all((t.words[-1] if t.words else "") in heads for t in targets) or (
-                out == "PART_OF"
-            ):
+            if targets and all((t.words[-1] if t.words else "") in heads for t in targets):
                 out = "MEMBER_OF"
         return out
 
