@@ -371,6 +371,15 @@ def _choose(
             return ADJ  # "the staging server", "a misconfigured proxy"
         if only == "VERB" and prev is not None and prev.pos in (DET, POSS):
             return NOUN  # "a bake sale": a verb used as a noun modifier
+        if (
+            only == "VERB"
+            and tok.inflected == ""
+            and prev is not None
+            and prev.pos in (NOUN, ADJ)
+            and nxt is not None
+            and nxt.pos in (AUX, MODAL, NEG)
+        ):
+            return NOUN  # "the bathroom remodel is ...": the head of the subject
         return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
     if not has:
         return NOUN
@@ -408,6 +417,8 @@ def _choose(
         before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
         if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
             return NOUN  # "the tax return.", "write product pages", "to team lead"
+        if "NOUN" in has and tok.inflected == "" and two_back in (DET, POSS):
+            return NOUN  # "a full-time job at", "the ETL job uses": inside a noun phrase
         if "VERB" in has and (
             tok.inflected in ("s", "ed")
             or tok.lemma in relation_verbs

@@ -110,8 +110,13 @@ class Matcher:
                 return i + len(words)
         return None
 
+    def _skippable(self, t: Token, prev_lemma: str) -> bool:
+        if t.lower in self.lex.words("time_words") and prev_lemma:
+            return True  # "works weekends at"
+        return self._skippable_word(t, prev_lemma)
+
     @staticmethod
-    def _skippable(t: Token, prev_lemma: str) -> bool:
+    def _skippable_word(t: Token, prev_lemma: str) -> bool:
         if t.pos in (ADV, MODAL) and t.lower not in ("not", "never"):
             return True
         if t.lower in _PARTICLES and t.pos in (ADV, "PREP") and prev_lemma:

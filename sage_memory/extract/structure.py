@@ -367,7 +367,10 @@ class _Reading:
             "group_only" in f
             and b
             and not all(
-                (x.words[-1] if x.words else "") in self.lex.words("group_heads") for x in b
+                (x.words[-1] if x.words else "") in self.lex.words("group_heads")
+                or x.head in self.lex.words("group_heads")
+                or ("group_or_common" in f and not x.proper and not self._person_like(x))
+                for x in b
             )
         ):
             return False
