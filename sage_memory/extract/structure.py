@@ -44,6 +44,9 @@ _MAX_SENTENCE = 600
 _PERSON_RELATIONS = frozenset(
     {"LIVES_IN", "WORKS_AT", "HAS_ROLE", "PREFERS", "DISLIKES", "ALLERGIC_TO", "MEMBER_OF"}
 )
+#: Relations whose loose phrasings still make an edge: their arguments are typed (a person and
+#: a place, a person and a possession), which keeps a loose phrasing honest.
+_WEAK_OK = frozenset({"LIVES_IN", "OWNS"})
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
 #: (source label, target label) a relation gives to names without stronger evidence.
 _ROLES: dict[str, tuple[str, str]] = {
@@ -460,8 +463,10 @@ class _Reading:
             for x in a
         ):
             return False
+        people = self.lex.words("person_nouns") | self.lex.words("role_heads")
         if "tool_target" in f and any(
-            self._person_like(x)
+            x.kind == PRONOUN
+            or (x.words and x.words[-1] in people)
             or (x.words and x.words[-1] in self.lex.words("place_heads"))
             or x.kind != NP
             for x in b
@@ -638,6 +643,8 @@ class _Reading:
         return out
 
     def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
+        if m.phrase.weak and m.phrase.relation not in _WEAK_OK:
+            return  # a loose phrasing alone is not evidence enough for a typed edge
         conf = 0.6 if m.phrase.weak else 0.85
         if any(t.lower in self.lex.words("hedges") for t in toks):
             conf *= 0.7
