@@ -47,6 +47,10 @@ _PERSON_RELATIONS = frozenset(
 #: Relations whose loose phrasings still make an edge: their arguments are typed (a person and
 #: a place, a person and a possession), which keeps a loose phrasing honest.
 _WEAK_OK = frozenset({"LIVES_IN", "OWNS"})
+#: Words that open a clause stating a condition or a time, not a fact of its own.
+_SUBORDINATORS = frozenset(
+    {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
+)
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
 #: (source label, target label) a relation gives to names without stronger evidence.
 _ROLES: dict[str, tuple[str, str]] = {
@@ -472,6 +476,17 @@ class _Reading:
             for x in b
         ):
             return False
+        if "past_tense" in f:
+            # "we shipped X" states a status; "before we ship X" or "we'll ship X" a plan
+            verb = toks[min(m.literals)]
+            if verb.inflected == "ing" or verb.lower == verb.lemma or verb.inflected == "s":
+                return False
+        if rel == "HAS_STATUS":
+            k = min(m.literals) - 1
+            while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
+                if toks[k].lower in _SUBORDINATORS:
+                    return False  # "once the migration is done, ...": a condition, not a fact
+                k -= 1
         if "intransitive" in f:
             end = max(m.literals) + 1
             if end < len(toks) and toks[end].pos in (NOUN, PROPN, "DET", "POSS", "PRON", CODE):
