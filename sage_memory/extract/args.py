@@ -361,13 +361,21 @@ class ArgReader:
         if j < e and toks[j].lower == "(":  # "X (Django) or Y": an aside between the items
             close = next((m for m in range(j, min(e, j + 8)) if toks[m].lower == ")"), -1)
             j = close + 1 if close > 0 else j
-        if j < e and toks[j].lower == ",":
+        comma = j < e and toks[j].lower == ","
+        if comma:
             j += 1
-        if j < e and toks[j].lower in ("and", "or", "&", "plus", "nor"):
+        conj = j < e and toks[j].lower in ("and", "or", "&", "plus", "nor")
+        if conj:
             j += 1
         if j == k or j >= e:
             return None
-        if toks[j].lower in ("by", "with", "via") and j + 1 < e:
+        if (
+            comma
+            and not conj
+            and not any(toks[m].lower in ("and", "or", "&", "nor") for m in range(j, e))
+        ):
+            return None  # "a TV, by choice", "the API, fyi": an aside, not a list item
+        if conj and toks[j].lower in ("by", "with", "via") and j + 1 < e:
             j += 1  # "by running X or by checking Y", "by X or by Y"
         if prev.kind == TASK and toks[j].pos == PART:
             j += 1
@@ -425,7 +433,11 @@ class ArgReader:
         if clause_ok and end + 1 < e and self._reduced_predicate(toks, end, e):
             # "migrations not run", "models out of sync with the database": a noun and a
             # verbless predicate name one state
-            return self._clause(toks, k, self._clause_end(toks, end, e))
+            cend = self._clause_end(toks, end, e)
+            stop = next(
+                (m for m in range(end, cend) if toks[m].lower in ("or", "and", "nor")), cend
+            )
+            return self._clause(toks, k, stop)
         if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
             cend = self._clause_end(toks, end, e)
             rest = toks[end + 1 : cend]

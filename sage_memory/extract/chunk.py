@@ -448,6 +448,14 @@ def _choose(
         and tok.inflected == "s"
     ):
         return VERB  # "Grading comes after ...": a gerund subject and its verb
+    if (
+        p == VERB
+        and tok.inflected == "ing"
+        and "VERB" in has
+        and nxt is not None
+        and (nxt.pos in (DET, POSS, PREP, PROPN) or nxt.lower in ("back", "up", "out", "off"))
+    ):
+        return VERB  # "advised cutting back on salt", "started using Terraform"
     if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and i > 1:
         return VERB  # "Kofi no longer lives", "she really hated"
     if i == 0 or p in (PUNCT, CONJ, SUB, ADV):

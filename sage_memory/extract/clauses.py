@@ -91,6 +91,8 @@ class Matcher:
                 return i + 1 if t.pos in (NOUN, PROPN) else None
             found = self._status_at(toks, i)
             return found[0] if found else None
+        if t.pos == "ADJ" and i > 0 and toks[i - 1].pos == "POSS":
+            return None  # "their own tablet": an adjective, not the verb "own"
         if t.lemma in el.values or t.lower in el.values:
             if (
                 t.pos == AUX

@@ -279,12 +279,17 @@ class _Reading:
     def _order_over_fact(m: Match, kept: list[Match]) -> bool:
         """An order whose argument holds another stated fact ("the clinic recommended a shot
         before the trip"): the fact is what is said, the order only when it happened."""
-        if m.phrase.relation != "PRECEDES":
+        if m.phrase.relation not in ("PRECEDES", "CAUSES"):
             return False
-        spans = [(a.start, a.end) for args in m.slots.values() for a in args]
+        spans = [
+            (a.start, a.end)
+            for args in m.slots.values()
+            for a in args
+            if m.phrase.relation == "PRECEDES" or a.kind == CLAUSE
+        ]
         return any(
             n is not m
-            and n.phrase.relation not in ("PRECEDES", "CONTAINS_TASK")
+            and n.phrase.relation not in ("PRECEDES", "CONTAINS_TASK", "CAUSES", "HAS_STATUS")
             and any(s <= min(n.literals) and max(n.literals) < e for s, e in spans)
             for n in kept
         )
