@@ -392,6 +392,8 @@ class ArgReader:
                 break
         if prev.kind == TASK and t.pos != VERB:
             return None if t.pos not in (NOUN, PROPN, CODE, DET, ADJ, NUM) else j
+        if prev.kind != TASK and t.pos == VERB and t.inflected in ("s", "ed"):
+            return None  # "dislikes email and prefers calls": a second predicate
         return j
 
     def _one_after(
@@ -565,9 +567,30 @@ class ArgReader:
         # "head of marketing", "deposit of 500 euros": an "of" phrase is part of the name
         if allow_of and end + 1 < e and toks[end].lower == "of":
             inner = self._np_end(toks, end + 1, e, allow_of=False)
-            if inner > end + 1:
+            if inner > end + 1 and self._of_names(toks, end - 1, end + 1, inner):
                 end = inner
         return end
+
+    def _of_names(self, toks: list[Token], head: int, s: int, e: int) -> bool:
+        """Whether "<head> of <s:e>" names one thing ("proof of purchase", "head of sales",
+        "a kind of malware") or is a thing and what it belongs to ("a cooperative of local
+        growers", "section 4.2 of the contract"): a bare singular noun after "of", or a head
+        that names a role, a kind, a part or a cause, keeps the phrase whole."""
+        keep = (
+            self.lex.words("role_heads")
+            | self.lex.words("kind_heads")
+            | self.lex.words("part_heads")
+            | self.lex.words("member_heads")
+            | self.lex.words("cause_heads")
+            | self.quantifiers
+        )
+        word = toks[head].lower
+        if word in keep or singular(word) in keep or toks[head].pos == CODE:
+            return True
+        inner = toks[s:e]
+        bare = all(t.pos in (NOUN, PROPN, NUM, CODE) for t in inner)
+        plural = inner[-1].pos == NOUN and inner[-1].inflected == "s"
+        return bare and not plural
 
     def _vp_end(self, toks: list[Token], k: int, e: int) -> int:
         """End of a task's verb phrase: verb, particle, object, one prepositional phrase."""
@@ -726,7 +749,9 @@ class ArgReader:
 
     def _task(self, toks: list[Token], s: int, e: int) -> Arg:
         """A task's name: its verb phrase with the first verb in the base form."""
-        e = self._trim_end(toks, s, e) if e - s > 1 else e
+        manner = e - s == 2 and toks[s + 1].pos == ADV and toks[s + 1].lower.endswith("ly")
+        if not manner:  # "work remotely" keeps its manner adverb
+            e = self._trim_end(toks, s, e) if e - s > 1 else e
         while e > s + 1 and toks[e - 1].pos in (PREP, CONJ, DET, POSS):
             e -= 1
         span = toks[s:e][:_MAX_NAME_TOKENS]
