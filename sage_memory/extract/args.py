@@ -140,9 +140,9 @@ class ArgReader:
         if j < n and toks[j].lower in ("ago",) and j > start_core:
             return j + 1 - i
         # "in 2024", "on 2026-05-01"
-        if j == start_core + 1 and toks[start_core].pos == NUM and i < start_core:
+        if j == start_core + 1 and toks[start_core].pos == NUM and toks[i].pos == PREP:
             text = toks[start_core].lower
-            if len(text) == 4 or "-" in text:
+            if (text.isdigit() and 1900 <= int(text) <= 2100) or "-" in text:
                 return j - i
         return 0
 

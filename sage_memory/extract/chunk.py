@@ -342,6 +342,12 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
                 tok.pos, tok.lemma = POSS, "'s"
 
 
+#: Verbs that take "of" right after them ("consists of"): before "of" they stay verbs.
+_VERBS_OF = frozenset(
+    {"consist", "think", "approve", "smell", "dream", "hear", "speak", "know", "tire", "die"}
+)
+
+
 def _common(tok: Token, cands: dict[str, tuple[str, ...]], prev: Token | None) -> bool:
     """A capitalised word is read as a common word only at a sentence start or after a title
     colon; elsewhere a capital marks a name ("Rust", "Grace")."""
@@ -410,7 +416,7 @@ def _choose(
             and nxt is not None
             and nxt.lower == "of"
             and two_back in (DET, POSS)
-            and base_form(tok.lower) not in relation_verbs
+            and base_form(tok.lower) not in _VERBS_OF
         ):
             return NOUN  # "the Meta options of ...": a compound noun's head before "of"
         at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")

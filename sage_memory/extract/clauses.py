@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sage_memory.extract.args import CLAUSE, TASK, Arg, ArgReader
-from sage_memory.extract.chunk import ADV, AUX, MODAL, NEG, NOUN, PROPN, VERB, Token
+from sage_memory.extract.chunk import ADV, AUX, MODAL, NEG, NOUN, PROPN, VERB, Token, base_form
 from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
 
 #: Families whose arguments may be whole clauses ("the build failed because the disk was full").
@@ -93,6 +93,8 @@ class Matcher:
             return found[0] if found else None
         if t.pos == "ADJ" and i > 0 and toks[i - 1].pos == "POSS":
             return None  # "their own tablet": an adjective, not the verb "own"
+        if t.pos == "ADJ" and t.inflected in ("ed", "ing") and base_form(t.lower) in el.values:
+            return i + 1  # "it's blocked on": a participle read as an adjective
         if t.lemma in el.values or t.lower in el.values:
             if (
                 t.pos == AUX

@@ -409,10 +409,17 @@ class _Reading:
             det = toks[at].lower if at < len(toks) else ""
             plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
             person = all(self._person_like(x) for x in a)
+            relational = (
+                {w for x in b for w in x.words[: x.words.index("of")]}
+                if all("of" in x.words for x in b)
+                else set()
+            )
+            heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
             if (
                 det not in ("a", "an")
                 and not (plural and det not in ("the",))
                 and not (person and self._role_like(b[0]) and det in ("the", "a", "an"))
+                and not (det == "the" and relational & heads)  # "the opening segment of X"
             ):
                 return False
             if any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end]):
