@@ -510,11 +510,13 @@ class ArgReader:
                 or (keep_task and person and complement)
             ):
                 task = self._task(toks, j, max(vend, j + 1))
-                task.negated = negated
+                # "you do not have to reindex before ...": the order is denied; "blocked because
+                # the permit hasn't come through": the block stands
+                task.negated = negated and keep_task == "complement"
                 return task
         if subject is None or not subject.name:
             return arg
-        subject.negated = negated
+        subject.negated = negated and keep_task == "complement"
         return subject
 
     @staticmethod
@@ -553,10 +555,11 @@ class ArgReader:
                 j += 1
                 continue
             if (
-                t.lower == "-"
+                t.lower in ("-", "&")
                 and last_nominal == j - 1
                 and j + 1 < e
                 and toks[j + 1].pos in NOMINAL
+                and (t.lower == "-" or toks[j - 1].pos == PROPN)
             ):
                 j += 1
                 continue

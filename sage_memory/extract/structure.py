@@ -509,6 +509,10 @@ class _Reading:
             and all(self._person_like(x) and x.kind in (NP, PRONOUN) for x in b)
         ):
             return False  # "belongs to Ines": property, not a part
+        if rel == "WORKS_AT" and any(
+            x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b
+        ):
+            return False  # "we hired Marco": the speaker is no organization
         if rel == "CAUSES" and any(
             x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b
         ):
@@ -665,8 +669,14 @@ class _Reading:
                     out = "IS_A"  # "belongs to the nightshade family"
         if person and out in ("PART_OF", "IS_A", "HAS_ROLE"):
             heads = self.lex.words("group_heads") | self.lex.words("org_heads")
-            if targets and all((t.words[-1] if t.words else "") in heads for t in targets):
+            if targets and all(_head_word(t) in heads for t in targets):
                 out = "MEMBER_OF"
+        if person and out in ("IS_A", "HAS_ROLE"):
+            for i, arg in enumerate(targets):
+                words = list(arg.words)
+                # "head coach of the U-16 team": the role; "head of cardiology" is one name
+                if "of" in words[2:] and words[words.index("of") + 1 :][:1] == ["the"]:
+                    targets[i] = _renamed(arg, arg.name.split(" of ", 1)[0])
         return out
 
     def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
@@ -793,6 +803,14 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _head_word(arg: Arg) -> str:
+    """The head noun of a name: the word before "of", else the last word."""
+    words = list(arg.words)
+    if "of" in words[1:]:
+        return words[words.index("of", 1) - 1]
+    return words[-1] if words else ""
 
 
 def _renamed(arg: Arg, name: str) -> Arg:
