@@ -766,9 +766,6 @@ class ArgReader:
             return Arg(s, e, span[1].text, NP, code=span[1].inflected, words=(span[1].lower,))
         words = [t.lower for t in span]
         replace: dict[int, str] = {}
-        if len(span) == 1 and span[0].inflected == "ing":
-            # a lone gerund names an activity ("overwatering", "grading"): keep it a noun
-            return Arg(s, e, span[0].lower, TASK, head=span[0].lower, words=(span[0].lower,))
         if span and span[0].pos == VERB:
             words[0] = replace[0] = base_form(span[0].lower)
         head = next(

@@ -334,6 +334,18 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         )
     ):
         tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
+    # "Kai and I both adore ...": a floating quantifier before the verb
+    for i in range(1, len(tokens) - 1):
+        tok, nxt = tokens[i], tokens[i + 1]
+        if (
+            tok.lower in ("both", "all", "each")
+            and tokens[i - 1].pos in (PRON, PROPN, NOUN)
+            and nxt.pos in (NOUN, VERB)
+            and "VERB" in _candidates(nxt.lower)
+            and nxt.inflected != "ing"
+        ):
+            tok.pos = ADV
+            nxt.pos, nxt.lemma = VERB, base_form(nxt.lower)
     # "'s" after a noun and before a noun phrase is a possessive, not "is"
     for i, tok in enumerate(tokens):
         if tok.lower == "'s" and i > 0 and tokens[i - 1].pos in (PROPN, NOUN, CODE):
@@ -397,6 +409,18 @@ def _choose(
         return VERB
     if "VERB" in has and p == PRON and tok.inflected in ("s", "ed"):
         return VERB
+    if (
+        p == NUM
+        and "VERB" in has
+        and tok.inflected in ("ed", "s")
+        and not nxt_nominal
+        and nxt is not None
+        and nxt.pos in (PREP, DET, ADV, PART)
+    ):
+        return VERB  # "pinning urllib3 to 1.26 worked around ...": the verb after a number
+    if p in (DET, POSS) and not nxt_nominal and (nxt is None or nxt.pos in (PUNCT, PREP, AUX)):
+        if "NOUN" in has or tok.inflected == "ing":
+            return NOUN  # "stopped the creaking.": the head of its noun phrase
     if p in (DET, POSS, ADJ, NUM, PREP) or (prev is not None and prev.lower == "'s"):
         if "ADJ" in has and nxt_nominal:
             return ADJ

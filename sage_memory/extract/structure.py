@@ -44,9 +44,9 @@ _MAX_SENTENCE = 600
 _PERSON_RELATIONS = frozenset(
     {"LIVES_IN", "WORKS_AT", "HAS_ROLE", "PREFERS", "DISLIKES", "ALLERGIC_TO", "MEMBER_OF"}
 )
-#: Relations whose loose phrasings still make an edge: their arguments are typed (a person and
-#: a place, a person and a possession), which keeps a loose phrasing honest.
-_WEAK_OK = frozenset({"LIVES_IN", "OWNS"})
+#: Relations whose loose phrasings still make an edge: their source must be a person (and the
+#: target a place, a group...), which keeps a loose phrasing honest.
+_WEAK_OK = frozenset({"LIVES_IN", "OWNS", "PREFERS", "DISLIKES", "ALLERGIC_TO", "MEMBER_OF"})
 #: Words that open a clause stating a condition or a time, not a fact of its own.
 _SUBORDINATORS = frozenset(
     {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
