@@ -273,6 +273,10 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         elif tok.lower in _NUMBER_WORDS:
             tok.pos = NUM
     for i, tok in enumerate(tokens):
+        # "due to", "prior to", "thanks to": a compound preposition, not an infinitive
+        if tok.lower == "to" and i > 0 and tokens[i - 1].lower in _TO_PREPOSITIONS:
+            tok.pos = PREP
+    for i, tok in enumerate(tokens):
         if tok.pos:
             continue
         prev = tokens[i - 1] if i > 0 else None
@@ -334,6 +338,22 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         )
     ):
         tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
+    # "Mold in the bathroom comes from ...": an opening word is the subject's noun, not an
+    # imperative, when a third-person verb follows it in the same clause
+    first = tokens[0] if tokens else None
+    if (
+        first is not None
+        and first.pos == VERB
+        and first.inflected == ""
+        and "NOUN" in _candidates(first.lower)
+    ):
+        for k in range(1, min(len(tokens), 8)):
+            t = tokens[k]
+            if t.pos == PUNCT or t.lower in ("that", "which", "who", "and", "or"):
+                break
+            if t.pos == VERB and t.inflected == "s" and tokens[k - 1].pos in (NOUN, PROPN):
+                first.pos, first.lemma = NOUN, first.lower
+                break
     # "Kai and I both adore ...": a floating quantifier before the verb
     for i in range(1, len(tokens) - 1):
         tok, nxt = tokens[i], tokens[i + 1]
@@ -354,6 +374,8 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
                 tok.pos, tok.lemma = POSS, "'s"
 
 
+#: Words after which "to" is part of a compound preposition ("due to fog").
+_TO_PREPOSITIONS = frozenset({"due", "prior", "thanks", "according", "owing", "next", "close"})
 #: Verbs that take "of" right after them ("consists of"): before "of" they stay verbs.
 _VERBS_OF = frozenset(
     {"consist", "think", "approve", "smell", "dream", "hear", "speak", "know", "tire", "die"}
