@@ -679,6 +679,8 @@ class ArgReader:
             k += 1
         while k < e and toks[k].pos in (DET, POSS):
             k += 1
+        if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
+            k += 1  # "their own tablet"
         # a leading cardinal ("two photos") is a quantity, not part of the name
         if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
             k + 1 < e

@@ -333,7 +333,7 @@ class _Reading:
         )
 
     def _org_like(self, arg: Arg) -> bool:
-        head = arg.words[-1] if arg.words else ""
+        head = _head_word(arg)
         return (arg.proper and not arg.code) or head in self.lex.words("org_heads")
 
     def _place_like(self, arg: Arg) -> bool:
@@ -363,7 +363,11 @@ class _Reading:
             not a or not all(self._person_like(x) for x in a)
         ):
             return False
-        if "person_target" in f and a and not all(self._person_like(x) for x in a):
+        if (
+            "person_target" in f
+            and a
+            and not all(self._person_like(x) or self._org_like(x) for x in a)
+        ):
             return False
         if (
             "org_only" in f
