@@ -354,6 +354,20 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             if t.pos == VERB and t.inflected == "s" and tokens[k - 1].pos in (NOUN, PROPN):
                 first.pos, first.lemma = NOUN, first.lower
                 break
+    # "requires Python and uses pip": a second verb of the same subject after "and"
+    for i in range(2, len(tokens)):
+        tok, prev = tokens[i], tokens[i - 1]
+        if (
+            tok.pos == NOUN
+            and prev.lower in ("and", "or", "but")
+            and tok.inflected in ("s", "ed")
+            and "VERB" in _candidates(tok.lower)
+            and any(t.pos == VERB and t.inflected == tok.inflected for t in tokens[: i - 1])
+        ):
+            tok.pos, tok.lemma = VERB, base_form(tok.lower)
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if nxt is not None and nxt.pos == VERB and "NOUN" in _candidates(nxt.lower):
+                nxt.pos, nxt.lemma = NOUN, nxt.lower
     # "Kai and I both adore ...": a floating quantifier before the verb
     for i in range(1, len(tokens) - 1):
         tok, nxt = tokens[i], tokens[i + 1]

@@ -277,7 +277,14 @@ class Matcher:
         task_ok = rel not in _NO_TASK
         order = sorted(m.spans.items(), key=lambda kv: kv[1][0])
         used_slots = {end for edge in m.phrase.edges for end in (edge[0], edge[2])}
+        last = max((e for _, (_, e) in order), default=0)
         for name, (s, e) in order:
+            inner = s > 0 and e < last
+            if inner and any(
+                toks[k].pos == VERB and toks[k].inflected in ("s", "ed") and k > s
+                for k in range(s, e)
+            ):
+                return False  # a slot between two literals spans no other clause's verb
             if name == "X" and "X" not in used_slots:
                 continue
             lead = s == 0 and not any(k < s for k in m.literals)
