@@ -151,7 +151,8 @@ def _check_settings(cfg: SageConfig) -> None:
     ex, rt, ev = cfg.extract, cfg.retrieve, cfg.evolve
     if ex.mode not in ("auto", "structure", "patterns", "rules", "llm"):
         raise ConfigError(
-            f"extract.mode={ex.mode!r} is unknown; use 'auto', 'structure', 'patterns' or 'llm'"
+            f"extract.mode={ex.mode!r} is unknown; use 'auto', 'patterns' (alias 'rules'), "
+            "'structure' or 'llm'"
         )
     _number("max_text_chars", cfg.max_text_chars, 1, 10_000_000, integer=True)
     _number("embed_batch_size", cfg.embed_batch_size, 1, 100_000, integer=True)

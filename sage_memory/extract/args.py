@@ -173,11 +173,10 @@ class ArgReader:
             if span and s + span < e:
                 s += span
                 changed = True
-            elif t.lower in ("since", "as", "because", "while") and s + 1 < e:
-                s += 1
-                changed = True
-            elif t.pos in (PUNCT, CONJ, SUB) or (
-                t.lower in self.discourse and s + 1 < e and t.pos not in (NOUN, PROPN, VERB)
+            elif (
+                (t.lower in ("since", "as", "because", "while") and s + 1 < e)
+                or t.pos in (PUNCT, CONJ, SUB)
+                or (t.lower in self.discourse and s + 1 < e and t.pos not in (NOUN, PROPN, VERB))
             ):
                 s += 1
                 changed = True
@@ -189,7 +188,7 @@ class ArgReader:
                 and toks[s + 2].pos in (DET, POSS, PROPN, NOUN, PRON)
                 and toks[s + 2].lower not in ("me", "us", "him", "her", "them")
             ):
-                s += 2  # "Lena said the application ...": the report, not the reporter
+                s += 2  # "Jonas said the form ...": the report, not the reporter
                 changed = True
             elif (
                 t.lower in ("i", "we")
@@ -224,12 +223,12 @@ class ArgReader:
 
     def before(self, toks: list[Token], s: int, e: int, *, clause_ok: bool) -> list[Arg]:
         """The argument that ends the span ``[s, e)`` (the subject side of a pattern)."""
-        # "Emeka, our landlord, is ...": the subject is the name before the appositive
+        # "Rui, our neighbour, is ...": the subject is the name before the appositive
         if e - s >= 4 and toks[e - 1].lower == "," and toks[s].pos in (PROPN, NOUN):
             first = next((k for k in range(s + 1, e - 1) if toks[k].lower == ","), -1)
             if first > s and not any(t.pos in (VERB, AUX) for t in toks[s:e]):
                 e = first
-        # "The Okafors own a flat in Lagos but live ...": the subject of the first verb
+        # "The Novaks rent a room in Bonn but work ...": the subject of the first verb
         if e - s >= 3 and toks[e - 1].lower in ("but", "and"):
             verbs = [k for k in range(s, e) if toks[k].pos == VERB]
             if verbs and verbs[0] > s:
@@ -248,7 +247,7 @@ class ArgReader:
         e = self._trim_end(toks, s, e)
         if s >= e:
             return []
-        # "For the renovation we ...", "For our purposes Kafka ...": a fronted phrase
+        # "For the garden we ...", "For now Bob ...": a fronted phrase
         if toks[s].pos == PREP and toks[s].lower not in ("of",):
             for k in range(s + 1, e):
                 if toks[k].pos == PRON and toks[k].lower not in ("it", "this", "that"):
@@ -257,14 +256,13 @@ class ArgReader:
                 if toks[k].pos == PROPN and k > s + 1 and toks[k - 1].pos == NOUN:
                     s = k
                     break
-        # "To renew the passport you ...": the doer after a purpose phrase is no part of it
+        # "To open an account you ...": the doer after a purpose phrase is no part of it
         if (
             toks[e - 1].pos == PRON
             and e - s >= 3
             and toks[e - 1].lower in ("you", "we", "i", "they")
-        ):
-            if toks[s].pos == PART or toks[s].pos == VERB:
-                e -= 1
+        ) and (toks[s].pos == PART or toks[s].pos == VERB):
+            e -= 1
         if e - s == 1 and toks[s].pos == PRON:
             return [self._pronoun(toks, s)]
         if e - s == 1 and toks[s].pos == POSS:
@@ -306,7 +304,7 @@ class ArgReader:
 
     def _coordinated_nps(self, toks: list[Token], s: int, e: int) -> list[Arg]:
         """A subject list "the cart service and the auth service" -> two arguments."""
-        # a subject's place or setting is not part of its name: "enrollment at Maple Primary"
+        # a subject's place or setting is not part of its name: "admission at the gallery"
         for k in range(s + 1, e - 1):
             if (
                 toks[k].pos == PREP
@@ -456,7 +454,7 @@ class ArgReader:
         return self._np(toks, k, end)
 
     def _named(self, toks: list[Token], k: int, end: int, e: int) -> Arg | None:
-        """ "a punk band called Rusty Nails": the name, with the describing noun as its head."""
+        """ "a folk trio called Blue Owls": the name, with the describing noun as its head."""
         if not (
             end + 1 < e
             and toks[end].lower in ("called", "named")
@@ -473,8 +471,8 @@ class ArgReader:
         return arg
 
     def reduce_clause(self, toks: list[Token], arg: Arg, *, keep_task: bool | str) -> Arg:
-        """A clause argument cut to what it is about: "until the permit comes through" ->
-        the permit; with ``keep_task``, "until Marta approves the budget" -> approve the budget
+        """A clause argument cut to what it is about: "until the visa comes through" ->
+        the visa; with ``keep_task``, "until Jonas signs the lease" -> sign the lease
         (a person's action is a task)."""
         if arg.kind != CLAUSE:
             return arg
@@ -483,7 +481,7 @@ class ArgReader:
         while k < e and toks[k].pos in (PUNCT, SUB, CONJ):
             k += 1
         if k < e and toks[k].pos == PRON:
-            end = k + 1  # "you do not have to reindex": the doer is no part of the task
+            end = k + 1  # "you do not have to defrost it": the doer is no part of the task
             subject = None
         else:
             end = self._np_end(toks, k, e)
@@ -500,18 +498,19 @@ class ArgReader:
             j += 1
         person = subject is not None and subject.proper and len(subject.words) <= 2
         if person and keep_task == "complement":
-            return arg  # "after the wedding, Sara moved": a person's life, not a plan's task
+            return arg  # "after the holidays, Jonas moved": a person's life, not a plan's task
         if j < e and toks[j].pos == VERB:
             vend = self._vp_end(toks, j, e)
-            complement = vend > j + 1
+            # an object or a prepositional phrase, not a bare particle ("cools down")
+            complement = any(t.pos in NOMINAL | {PRON} for t in toks[j + 1 : vend])
             if (
                 subject is None
                 or (keep_task == "complement" and complement)
                 or (keep_task and person and complement)
             ):
                 task = self._task(toks, j, max(vend, j + 1))
-                # "you do not have to reindex before ...": the order is denied; "blocked because
-                # the permit hasn't come through": the block stands
+                # "you do not have to defrost it before ...": the order is denied; "stuck
+                # because the visa hasn't come through": the block stands
                 task.negated = negated and keep_task == "complement"
                 return task
         if subject is None or not subject.name:
@@ -576,8 +575,8 @@ class ArgReader:
 
     def _of_names(self, toks: list[Token], head: int, s: int, e: int) -> bool:
         """Whether "<head> of <s:e>" names one thing ("proof of purchase", "head of sales",
-        "a kind of malware") or is a thing and what it belongs to ("a cooperative of local
-        growers", "section 4.2 of the contract"): a bare singular noun after "of", or a head
+        "a kind of virus") or is a thing and what it belongs to ("a choir of local
+        singers", "clause 7 of the lease"): a bare singular noun after "of", or a head
         that names a role, a kind, a part or a cause, keeps the phrase whole."""
         keep = (
             self.lex.words("role_heads")
@@ -680,7 +679,7 @@ class ArgReader:
         while k < e and toks[k].pos in (DET, POSS):
             k += 1
         if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
-            k += 1  # "their own tablet"
+            k += 1  # "their own room"
         # a leading cardinal ("two photos") is a quantity, not part of the name
         if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
             k + 1 < e
@@ -732,7 +731,7 @@ class ArgReader:
         if head.pos == NOUN and head.inflected == "s" and not head.capitalized:
             words[head_idx] = replace[head_idx] = singular(head.lower)
         elif len(head.text) > 2 and head.text[:-1].isupper() and head.text.endswith("s"):
-            words[head_idx] = head.lower[:-1]  # "OOMs", "PRs": the plural of an acronym
+            words[head_idx] = head.lower[:-1]  # "CVEs", "PRs": the plural of an acronym
             replace[head_idx] = head.text[:-1]
         code = span[0].inflected if len(span) == 1 and span[0].pos == CODE else ""
         if code == "quoted" and not any(c in words[0] for c in "()[]._"):

@@ -338,7 +338,7 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         )
     ):
         tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
-    # "Mold in the bathroom comes from ...": an opening word is the subject's noun, not an
+    # "Rust on the gate comes from ...": an opening word is the subject's noun, not an
     # imperative, when a third-person verb follows it in the same clause
     first = tokens[0] if tokens else None
     if (
@@ -368,7 +368,7 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if nxt is not None and nxt.pos == VERB and "NOUN" in _candidates(nxt.lower):
                 nxt.pos, nxt.lemma = NOUN, nxt.lower
-    # "Kai and I both adore ...": a floating quantifier before the verb
+    # "Lin and I both like ...": a floating quantifier before the verb
     for i in range(1, len(tokens) - 1):
         tok, nxt = tokens[i], tokens[i + 1]
         if (
@@ -433,7 +433,7 @@ def _choose(
             and nxt is not None
             and nxt.pos in (AUX, MODAL, NEG)
         ):
-            return NOUN  # "the bathroom remodel is ...": the head of the subject
+            return NOUN  # "the garage rebuild is ...": the head of the subject
         return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
     if not has:
         return NOUN
@@ -453,10 +453,14 @@ def _choose(
         and nxt is not None
         and nxt.pos in (PREP, DET, ADV, PART)
     ):
-        return VERB  # "pinning urllib3 to 1.26 worked around ...": the verb after a number
-    if p in (DET, POSS) and not nxt_nominal and (nxt is None or nxt.pos in (PUNCT, PREP, AUX)):
-        if "NOUN" in has or tok.inflected == "ing":
-            return NOUN  # "stopped the creaking.": the head of its noun phrase
+        return VERB  # "bumping numpy to 2.0 worked around ...": the verb after a number
+    if (
+        p in (DET, POSS)
+        and not nxt_nominal
+        and (nxt is None or nxt.pos in (PUNCT, PREP, AUX))
+        and ("NOUN" in has or tok.inflected == "ing")
+    ):
+        return NOUN  # "stopped the humming.": the head of its noun phrase
     if p in (DET, POSS, ADJ, NUM, PREP) or (prev is not None and prev.lower == "'s"):
         if "ADJ" in has and nxt_nominal:
             return ADJ
@@ -484,7 +488,7 @@ def _choose(
         if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
             return NOUN  # "the tax return.", "write product pages", "to team lead"
         if "NOUN" in has and tok.inflected == "" and two_back in (DET, POSS):
-            return NOUN  # "a full-time job at", "the ETL job uses": inside a noun phrase
+            return NOUN  # "a part-time job at", "the cron job runs": inside a noun phrase
         if "VERB" in has and (
             tok.inflected in ("s", "ed")
             or tok.lemma in relation_verbs
@@ -513,7 +517,7 @@ def _choose(
         and "VERB" in has
         and tok.inflected == "s"
     ):
-        return VERB  # "Grading comes after ...": a gerund subject and its verb
+        return VERB  # "Testing comes after ...": a gerund subject and its verb
     if (
         p == VERB
         and tok.inflected == "ing"
@@ -521,9 +525,9 @@ def _choose(
         and nxt is not None
         and (nxt.pos in (DET, POSS, PREP, PROPN) or nxt.lower in ("back", "up", "out", "off"))
     ):
-        return VERB  # "advised cutting back on salt", "started using Terraform"
+        return VERB  # "advised walking more", "started using Ansible"
     if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and i > 1:
-        return VERB  # "Kofi no longer lives", "she really hated"
+        return VERB  # "Bruno no longer lives", "she really hated"
     if i == 0 or p in (PUNCT, CONJ, SUB, ADV):
         # an imperative or a gerund subject ("install docker", "restarting the router")
         if (

@@ -92,7 +92,7 @@ class Matcher:
             found = self._status_at(toks, i)
             return found[0] if found else None
         if t.pos == "ADJ" and i > 0 and toks[i - 1].pos == "POSS":
-            return None  # "their own tablet": an adjective, not the verb "own"
+            return None  # "their own room": an adjective, not the verb "own"
         if t.pos == "ADJ" and t.inflected in ("ed", "ing") and base_form(t.lower) in el.values:
             return i + 1  # "it's blocked on": a participle read as an adjective
         if t.lemma in el.values or t.lower in el.values:
@@ -116,7 +116,7 @@ class Matcher:
 
     def _skippable(self, t: Token, prev_lemma: str) -> bool:
         if t.lower in self.lex.words("time_words") and prev_lemma:
-            return True  # "works weekends at"
+            return True  # "works nights at"
         return self._skippable_word(t, prev_lemma)
 
     @staticmethod
@@ -124,9 +124,9 @@ class Matcher:
         if t.pos in (ADV, MODAL) and t.lower not in ("not", "never"):
             return True
         if t.lower in _PARTICLES and t.pos in (ADV, "PREP") and prev_lemma:
-            return True  # a verb's particle: "moved down to", "sits back on"
+            return True  # a verb's particle: "moved back to", "sits back on"
         if t.pos == "ADJ" and prev_lemma in _DETERMINERS:
-            return True  # an adjective inside a literal noun phrase: "a full-time job"
+            return True  # an adjective inside a literal noun phrase: "a part-time job"
         if t.lower in ("both", "all", "each") and prev_lemma == "be":
             return True  # "are both on the team"
         if t.pos == AUX and (t.lemma in ("do", "have") or t.lemma == prev_lemma):
@@ -281,10 +281,12 @@ class Matcher:
         for name, (s, e) in order:
             inner = s > 0 and e < last
             if inner and any(
-                toks[k].pos == VERB and toks[k].inflected in ("s", "ed") and k > s
-                for k in range(s, e)
+                toks[k].pos == VERB
+                and toks[k].inflected in ("s", "ed")
+                and toks[k - 1].lower in ("and", "or", "but")
+                for k in range(s + 1, e)
             ):
-                return False  # a slot between two literals spans no other clause's verb
+                return False  # "requires X and uses Y to Z": a slot spans no second predicate
             if name == "X" and "X" not in used_slots:
                 continue
             lead = s == 0 and not any(k < s for k in m.literals)
@@ -329,7 +331,7 @@ def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]
 
     def subject_noun_literals(m: Match) -> int:
         """Literal words that are nouns right before a verb: the subject, not the relation
-        ("Warranty repairs need ...": "repairs" is no verb of fixing)."""
+        ("Gutter repairs need ...": "repairs" is no verb of fixing)."""
         if toks is None:
             return 0
         return sum(

@@ -255,6 +255,11 @@ class _Reading:
         for m in kept:
             if self._inside(m, hypothetical) or self._order_over_fact(m, kept):
                 continue
+            if hypothetical and any(
+                toks[k].pos == MODAL and toks[k].lemma in ("would", "might", "could")
+                for k in range(m.extent[0], min(m.literals))
+            ):
+                continue  # "if X, we might move to Y": the consequent of a condition
             self._apply(m, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
@@ -277,8 +282,8 @@ class _Reading:
 
     @staticmethod
     def _order_over_fact(m: Match, kept: list[Match]) -> bool:
-        """An order whose argument holds another stated fact ("the clinic recommended a shot
-        before the trip"): the fact is what is said, the order only when it happened."""
+        """An order whose argument holds another stated fact ("the coach suggested a warm-up
+        before the match"): the fact is what is said, the order only when it happened."""
         if m.phrase.relation not in ("PRECEDES", "CAUSES"):
             return False
         spans = [
@@ -308,7 +313,7 @@ class _Reading:
             return True
         head = arg.words[-1] if arg.words else ""
         if len(arg.words) >= 2 and head in self.lex.words("taxon_heads"):
-            return False  # "the nightshade family": a kind of plant, not someone's family
+            return False  # "the cactus family": a kind of plant, not someone's family
         if head in self.lex.words("person_nouns") or head in self.lex.words("role_heads"):
             return True
         if arg.words and arg.words[0].rstrip(".") in {
@@ -358,7 +363,7 @@ class _Reading:
         a = m.slots.get("A", [])
         b = m.slots.get("B", [])
         if any(self._is_time_arg(x, toks) for x in a + b) and rel not in ("HAS_STATUS",):
-            return False  # "based in Reykjavik since 2020": 2020 causes nothing
+            return False  # "based in Quito since 2019": 2019 causes nothing
         if (rel in _PERSON_RELATIONS or "person_source" in f) and (
             not a or not all(self._person_like(x) for x in a)
         ):
@@ -440,7 +445,7 @@ class _Reading:
             x.kind == CLAUSE and x.words and x.words[0] not in self.lex.words("pronouns")
             for x in a + b
         ):
-            return False  # "after the wedding, Sara moved": events of a person, not tasks
+            return False  # "after the holidays, Jonas moved": events of a person, not tasks
         if rel == "HAS_STATUS" and not m.status and "=" not in m.phrase.edges[0][2]:
             return False
         # a status of "it" with nothing named before it is no fact
@@ -512,16 +517,16 @@ class _Reading:
             and b
             and all(self._person_like(x) and x.kind in (NP, PRONOUN) for x in b)
         ):
-            return False  # "belongs to Ines": property, not a part
+            return False  # "belongs to Ruth": property, not a part
         if rel == "WORKS_AT" and any(
             x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b
         ):
-            return False  # "we hired Marco": the speaker is no organization
-        if rel == "CAUSES" and any(
-            x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b
-        ):
-            return False  # "behind us": a finished thing, not a cause
-        return True
+            return False  # "we hired Lotte": the speaker is no organization
+        # "behind us": a finished thing, not a cause
+        return not (
+            rel == "CAUSES"
+            and any(x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b)
+        )
 
     # --- nodes and edges --------------------------------------------------------------------
 
@@ -643,7 +648,7 @@ class _Reading:
             words = list(arg.words)
             if "of" in words[1:]:
                 cut = words.index("of", 1)
-                lead = {w for w in words[:cut]}
+                lead = set(words[:cut])
                 for new_rel, heads in (
                     ("IS_A", "kind_heads"),
                     ("PART_OF", "part_heads"),
@@ -666,19 +671,22 @@ class _Reading:
                 and toks_capital(arg)
             ):
                 targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
-                out = "MEMBER_OF"  # "a Costco member"
-            elif relation == "PART_OF" and words and words[-1] in self.lex.words("taxon_heads"):
-                if len(words) >= 2:
-                    targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
-                    out = "IS_A"  # "belongs to the nightshade family"
+                out = "MEMBER_OF"  # "an Oxfam member"
+            elif (
+                relation == "PART_OF"
+                and len(words) >= 2
+                and words[-1] in self.lex.words("taxon_heads")
+            ):
+                targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
+                out = "IS_A"  # "belongs to the cactus family"
         if person and out in ("PART_OF", "IS_A", "HAS_ROLE"):
-            heads = self.lex.words("group_heads") | self.lex.words("org_heads")
-            if targets and all(_head_word(t) in heads for t in targets):
+            groups = self.lex.words("group_heads") | self.lex.words("org_heads")
+            if targets and all(_head_word(t) in groups for t in targets):
                 out = "MEMBER_OF"
         if person and out in ("IS_A", "HAS_ROLE"):
             for i, arg in enumerate(targets):
                 words = list(arg.words)
-                # "head coach of the U-16 team": the role; "head of cardiology" is one name
+                # "lead singer of the band": the role; "head of finance" is one name
                 if "of" in words[2:] and words[words.index("of") + 1 :][:1] == ["the"]:
                     targets[i] = _renamed(arg, arg.name.split(" of ", 1)[0])
         return out
