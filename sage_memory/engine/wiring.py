@@ -193,22 +193,23 @@ def make_llm(config: SageConfig, llm: ChatModel | str | None) -> ChatModel | Non
 
 
 def default_extractor(config: SageConfig, llm: ChatModel | None) -> Extractor:
-    """The rule extractor, or the LLM extractor over it when an LLM is configured."""
+    """The structure extractor, or the LLM extractor over it when an LLM is configured
+    (``mode="rules"`` / ``"patterns"``: the older pattern extractor)."""
     mode = config.extract.mode
     if mode == "llm" and llm is None:  # checked first: a config error fails fast
         raise ConfigError("extract.mode='llm' needs an LLM: pass llm=... or config.llm")
-    if mode == "structure":
-        from sage_memory.extract.structure import StructureExtractor
+    if mode in ("rules", "patterns"):
+        from sage_memory.extract.rules import RuleExtractor
 
-        return StructureExtractor(config.extract)
-    from sage_memory.extract.rules import RuleExtractor
+        return RuleExtractor(config.extract)
+    from sage_memory.extract.structure import StructureExtractor
 
-    rules = RuleExtractor(config.extract)
+    offline = StructureExtractor(config.extract)
     if llm is not None and mode in ("auto", "llm"):
         from sage_memory.extract.llm import LLMExtractor
 
-        return LLMExtractor(llm, config.extract, fallback=rules)
-    return rules
+        return LLMExtractor(llm, config.extract, fallback=offline)
+    return offline
 
 
 def reconcile_or_rebuild(ctx: EngineContext, *, own_index: bool) -> None:
