@@ -131,7 +131,7 @@ class SageMemory:
             own_store = with_evolver_state(store or wiring.default_store(folder))
             opened.append(own_store)
             own_embedder = make_embedder(embedder or config.embedder)
-            own_index = index or wiring.default_index(config, folder)
+            own_index = index or wiring.default_index(config, folder, own_store)
             opened.append(own_index)
             wiring.check_embedder(own_store, own_embedder)
             chat = wiring.make_llm(config, llm)
@@ -729,6 +729,7 @@ class SageMemory:
                 self._evolution.flush_access()
             if ctx.store.persistent:
                 with contextlib.suppress(SageMemoryError, OSError):
+                    wiring.record_index_counts(ctx)
                     ctx.store.set_meta("clean_shutdown", "1")
             self._release([ctx.retriever, ctx.index, ctx.store])
 
