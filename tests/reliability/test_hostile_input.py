@@ -706,9 +706,12 @@ def test_cli_hostile_arguments_fail_cleanly(
 
     assert main(["--path", str(a_file), "--embedder", "hashing", "stats", "--all"]) == 2
     with open_memory(folder):
-        code, _, err = _cli(capsys, folder, "--user", "alice", "stats")
+        # A write is refused with the owner named; a read opens the folder read-only.
+        code, _, err = _cli(capsys, folder, "--user", "alice", "add", "Carol met Dan")
         assert code == 2
         assert "in use" in err
+        code, _, err = _cli(capsys, folder, "--user", "alice", "stats")
+        assert code == 0, err
     # And the folder is fine afterwards.
     code, out, _ = _cli(capsys, folder, "--user", "alice", "stats", "--json")
     assert code == 0
