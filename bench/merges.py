@@ -41,19 +41,32 @@ def split_of(pair: dict[str, Any]) -> str:
 
 def judge_pair(pair: dict[str, Any], embedder: Any) -> dict[str, Any]:
     from sage_memory import NotFoundError, SageMemory
+    from sage_memory.store.base import name_key
 
     with SageMemory(embedder=embedder) as mem:
         when = datetime(2026, 1, 1, tzinfo=UTC)
+        said: dict[str, set[str]] = {}
         for side in ("a", "b"):
+            said[side] = set()
             for text in pair[side]["context"]:
                 when += timedelta(hours=1)
-                mem.add(text, user_id="u", timestamp=when)
+                said[side].add(mem.add(text, user_id="u", timestamp=when).memory_id)
+        graph = mem.graph(user_id="u")
         nodes = {}
         for side in ("a", "b"):
             try:
-                nodes[side] = mem.find_node(pair[side]["name"], user_id="u", exact=True)
+                found = mem.find_node(pair[side]["name"], user_id="u", exact=True)
             except NotFoundError:
                 nodes[side] = None
+                continue
+            # Two nodes may share the name (jaguar the car, jaguar the cat): each side's node
+            # is the one its own sentences support.
+            key = name_key(pair[side]["name"])
+            named = [n for n in graph.nodes if key in {name_key(x) for x in (n.name, *n.aliases)}]
+            nodes[side] = max(
+                [found, *named],
+                key=lambda n, mids=said[side]: (len(mids & set(n.memory_ids)), n.id == found.id),
+            )
         out: dict[str, Any] = {"id": pair["id"], "same": pair["same"], "kind": pair["kind"]}
         if nodes["a"] is None or nodes["b"] is None:
             out["outcome"] = "not extracted"

@@ -98,6 +98,13 @@ def _open(args: argparse.Namespace, path: str | None = None) -> Any:
     return SageMemory(path or args.path, embedder=args.embedder)
 
 
+def _bars(args: argparse.Namespace) -> bool:
+    """Progress bars: on a terminal, unless --quiet."""
+    from sage_memory.engine.progress import wanted
+
+    return wanted(bool(getattr(args, "quiet", False)))
+
+
 def _scope(args: argparse.Namespace) -> dict[str, str | None]:
     return {"user_id": args.user, "agent_id": args.agent, "run_id": args.run}
 
@@ -240,9 +247,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             + (f" ({len(skipped)} bad lines, see the warnings)" if skipped else " (it is empty)")
         )
     with _open(args) as mem:
-        results = mem.add_many(
-            items, infer=not args.no_infer, progress=not args.quiet, **_scope(args)
-        )
+        results = mem.add_many(items, infer=not args.no_infer, progress=_bars(args), **_scope(args))
     lines = ", ".join(str(b["line"]) for b in skipped)
     _emit(
         args,
@@ -384,7 +389,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         who = {} if args.all else {"user_id": args.user, "agent_id": args.agent}
-        n = mem.export(args.file, format=args.format, **who)
+        n = mem.export(args.file, format=args.format, progress=_bars(args), **who)
     _emit(args, {"written": n, "file": args.file}, f"wrote {n} records to {args.file}")
     return 0
 
@@ -393,7 +398,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_load(args: argparse.Namespace) -> int:
     from sage_memory.engine.core import SageMemory
 
-    with SageMemory.load(args.file, args.path, embedder=args.embedder) as mem:
+    with SageMemory.load(
+        args.file, args.path, embedder=args.embedder, user_id=args.user, progress=_bars(args)
+    ) as mem:
         stats = mem.stats()
     _emit(args, stats, f"loaded {args.file} into {args.path}: {stats['memories']} memories")
     return 0
@@ -484,7 +491,9 @@ def cmd_undo(args: argparse.Namespace) -> int:
 def cmd_evolve(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         scope = {} if args.all else _scope(args)
-        report = mem.evolve(dry_run=not args.apply, operations=args.op, **scope)
+        report = mem.evolve(
+            dry_run=not args.apply, operations=args.op, progress=_bars(args), **scope
+        )
     counts = report.counts()
     data = {
         "batch_id": report.batch_id,
@@ -726,8 +735,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("file")
     sp.add_argument("--format", choices=["jsonl", "graphml"], default="jsonl")
     sp.add_argument("--all", action="store_true", help="every scope, not just --user/--agent")
-    sp = add("load", "load a jsonl export into --path")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    sp = add(
+        "load",
+        "load a jsonl export or a GraphML file into --path (GraphML nodes without a scope go"
+        " to --user)",
+    )
     sp.add_argument("file")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp = add("get", "show one memory")
     sp.add_argument("id")
     sp = add("delete", "forget a memory (or 'all' memories of the scope)")
@@ -744,6 +759,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--apply", action="store_true", help="apply what the config allows")
     sp.add_argument("--op", action="append", help="only this operation (repeatable)")
     sp.add_argument("--all", action="store_true", help="every scope, not just --user/--agent")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp = add("review", "list suggestions, or accept/reject one by id")
     sp.add_argument("action", nargs="?", choices=["list", "accept", "reject"], default="list")
     sp.add_argument("id", nargs="?", help="suggestion id (for accept/reject)")

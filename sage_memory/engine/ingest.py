@@ -33,6 +33,7 @@ from sage_memory.engine.timeline import Claim, Timeline
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.entities.names import match_key, merge_aliases
 from sage_memory.entities.resolution import resolve_entity
+from sage_memory.extract.salience import assess
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.schema import Schema
 from sage_memory.types import Edge, EdgeSpec, GraphDelta, Memory, Node, NodeSpec, Vector, new_id
@@ -289,6 +290,21 @@ class Ingestor:
             valid_to = edge.valid_from  # an end before the start would be a malformed interval
         uow.put(dataclasses.replace(edge, valid_to=valid_to, expired_at=now, attributes=attributes))
         out.expired_edge_ids.append(edge.id)
+
+
+def salience_gate(
+    memory: Memory, delta: GraphDelta | None, config: ExtractConfig
+) -> tuple[Memory, bool]:
+    """Score the memory's write-time salience and apply the gates of ``config``.
+
+    Returns the memory with its salience set (and archived when it falls below the
+    ``min_salience`` of its kind), and whether it deserves nodes and edges.
+    """
+    found = assess(memory.text, delta)
+    floor = config.min_salience.get(memory.kind)
+    archived = memory.archived or (floor is not None and found.score < floor)
+    memory = dataclasses.replace(memory, salience=found.score, archived=archived)
+    return memory, found.score >= config.graph_min_salience
 
 
 def _check_storable(delta: GraphDelta) -> None:
