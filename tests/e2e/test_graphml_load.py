@@ -21,7 +21,10 @@ def test_export_load_export_gives_the_same_graph(tmp_path: Path) -> None:
     with SageMemory(embedder="hashing") as mem:
         mem.add_graph(
             "Ines works at Quarry Labs in Ghent",
-            nodes=[NodeSpec("i", "Ines", "Person", aliases=("Inès",)), NodeSpec("q", "Quarry Labs")],
+            nodes=[
+                NodeSpec("i", "Ines", "Person", aliases=("Inès",)),
+                NodeSpec("q", "Quarry Labs"),
+            ],
             edges=[EdgeSpec("i", "q", "WORKS_AT", fact="Ines works at Quarry Labs")],
             user_id="u",
         )
