@@ -63,10 +63,12 @@ def judge_pair(pair: dict[str, Any], embedder: Any) -> dict[str, Any]:
             # is the one its own sentences support.
             key = name_key(pair[side]["name"])
             named = [n for n in graph.nodes if key in {name_key(x) for x in (n.name, *n.aliases)}]
-            nodes[side] = max(
+            best = max(
                 [found, *named],
                 key=lambda n, mids=said[side]: (len(mids & set(n.memory_ids)), n.id == found.id),
             )
+            # A node none of this side's sentences support was not extracted from this side.
+            nodes[side] = best if said[side] & set(best.memory_ids) else None
         out: dict[str, Any] = {"id": pair["id"], "same": pair["same"], "kind": pair["kind"]}
         if nodes["a"] is None or nodes["b"] is None:
             out["outcome"] = "not extracted"
@@ -124,6 +126,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from sage_memory.embed.minilm import default_embedder
 
     pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    if args.split:
+        pairs = [p for p in pairs if split_of(p) == args.split]
     if args.limit:
         pairs = pairs[: args.limit]
     embedder = default_embedder()
@@ -181,6 +185,7 @@ def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--split", choices=["dev", "heldout"], help="only this split (tune on dev)")
     ap.add_argument("--save-as", help="also keep this run as bench/results/merges_<NAME>.json")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)

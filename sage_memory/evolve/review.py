@@ -139,7 +139,9 @@ def merge_candidates(
             if shared:
                 named = {n.id: n.name for n in ev.store.get_nodes(part, shared)}
                 evidence["shared_neighbours"] = [named.get(i, i) for i in shared]
-            keep, drop = duplicates.choose_keep(node, other, degree, ev.aliases)
+            keep, drop = duplicates.choose_keep(
+                node, other, degree, ev.aliases, getattr(ev.embedder, "count_tokens", None)
+            )
             touching = [e for e in edges if {keep.id, drop.id} & {e.source_id, e.target_id}]
             yield duplicates.plan_merge(
                 keep, drop, touching, now, confidence=score, evidence=evidence

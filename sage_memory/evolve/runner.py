@@ -34,7 +34,14 @@ from sage_memory.embed.base import Embedder
 from sage_memory.entities.names import merge_aliases
 from sage_memory.errors import NotFoundError, ValidationError
 from sage_memory.evolve import conflicts, discovery, hygiene, latent, reinforce
-from sage_memory.evolve.proposal import Overlay, Proposal, Workspace, apply_to, is_current
+from sage_memory.evolve.proposal import (
+    Overlay,
+    Proposal,
+    Workspace,
+    apply_to,
+    is_current,
+    pair_key,
+)
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
 from sage_memory.store.base import GraphStore
@@ -557,6 +564,13 @@ class Evolver:
             pairs += latent.score_pairs(nid, first, second, vectors)
         if not pairs:
             return
+        # A pair this run proposes to merge is one thing twice, not two related things.
+        merging = {
+            pair_key(str(p.payload.get("keep")), str(p.payload.get("drop")))
+            for _, p, _ in run.proposed
+            if p.op == "merge"
+        }
+        pairs = [p for p in pairs if pair_key(p.a, p.b) not in merging]
         ids = {x for p in pairs for x in (p.a, p.b, *p.common)}
         nodes = self._live_nodes(ws, part, run, ids)
         self._take_all(ws, part, run, latent.proposals(part, pairs, nodes, run.now))
