@@ -95,7 +95,7 @@ def _open(args: argparse.Namespace, path: str | None = None) -> Any:
 
     if path is None and getattr(args, "db", None):
         return SageMemory(url=args.db, embedder=args.embedder)  # server mode (PostgreSQL)
-    return SageMemory(path or args.path, embedder=args.embedder)
+    return SageMemory(path or args.path, embedder=args.embedder, progress=_bars(args))
 
 
 def _bars(args: argparse.Namespace) -> bool:

@@ -100,6 +100,7 @@ class SageMemory:
         index: VectorIndex | None = None,
         clock: Clock | None = None,
         url: str | None = None,
+        progress: bool = False,
     ) -> None:
         config = config or SageConfig()
         if not isinstance(config, SageConfig):
@@ -146,7 +147,7 @@ class SageMemory:
                 ingestor=Ingestor(own_index, own_embedder, schema, config.extract),
                 clock=clock or utcnow,
             )
-            wiring.reconcile_or_rebuild(self._ctx, own_index=index is None)
+            wiring.reconcile_or_rebuild(self._ctx, own_index=index is None, progress=progress)
             self._wire_parts()
         except BaseException:
             ctx = getattr(self, "_ctx", None)
