@@ -163,8 +163,9 @@ def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
         f"{report['pairs']} labelled pairs written blind (tests/data/blind/merge_pairs.jsonl); "
         "each pair's context sentences go through `add` in a fresh memory, then a dry-run "
         'merge pass. "Judged" excludes pairs where the extractor made no node under one of '
-        "the names. Precision counts write-time merges and merge suggestions alike. Commit "
-        f"{report['commit']}, {report['when']}.",
+        "the names (each side's node is the one its own sentences support). Precision counts "
+        "write-time merges and merge suggestions alike. Tune on dev only (`--split dev`). "
+        f"Commit {report['commit']}, {report['when']}.",
         "",
         "    .venv/bin/python bench/merges.py",
         "",
@@ -174,6 +175,14 @@ def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
     for name, t in report["splits"].items():
         if t["false_by_kind"]:
             lines.append(f"False merges in {name}, by kind: {t['false_by_kind']}.")
+    if saved:
+        lines += [
+            "",
+            "Saved runs `before` and `after` (2026-12-01) found each side's node by name alone, "
+            "so a side whose sentences made no node under the name counted as merged with the "
+            "other; they are not comparable with `before_session2` (the code before this "
+            "session's changes, measured the current way) and later runs.",
+        ]
     for name, old in saved.items():
         lines.append("")
         lines.append(f"Saved run `{name}` (commit {old['commit']}, {old['when']}):")

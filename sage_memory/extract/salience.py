@@ -12,6 +12,9 @@ from general signals, not from any data set's phrases:
   words (the word lists live in ``data/salience.toml``), or is a bare question back;
 - the extractor's own opinion (``GraphDelta.salience``), averaged in when given.
 
+A leading speaker label ("Caroline: haha yes") is who said it, not what was said: it is left
+out of the count (the retriever reads the same "Name: ..." label as the turn's author).
+
 Pure functions, no I/O beyond reading the packaged word lists once.
 """
 
@@ -40,6 +43,8 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[^\s]+")
 _CAPITALISED = re.compile(r"^[\"'(\[]*[A-Z][\w'.-]*")
 _CODEISH = re.compile(r"\d|[_./:@#]\w|\w[A-Z]")
+#: "Name: ..." at the start of a chat turn (as retrieve/features.py reads the author).
+_SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}\s*:\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,7 @@ def assess(text: str, delta: GraphDelta | None = None) -> Salience:
         The score and its signals.
     """
     talk, question_words = _lexicon()
+    text = _SPEAKER_LABEL.sub("", text, count=1)
     words = word_tokens(text)
     content = [w for w in words if w not in QUERY_STOPWORDS and w not in talk and len(w) > 1]
     facts = len(delta.edges) if delta is not None else 0

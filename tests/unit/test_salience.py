@@ -62,3 +62,8 @@ def test_min_salience_is_checked() -> None:
         SageConfig(extract=ExtractConfig(min_salience={"chat": 0.2}))
     with pytest.raises(ConfigError, match="min_salience"):
         SageConfig(extract=ExtractConfig(min_salience={"knowledge": 2.0}))
+
+
+def test_a_speaker_label_is_not_content() -> None:
+    assert assess("Caroline: haha yes!").small_talk
+    assert not assess("Caroline: I adopted a dog named Pixel.").small_talk
