@@ -105,7 +105,10 @@ class Evolution:
         scopes = ctx.store.partitions() if scope is None else [scope.partition]
         # One run plans every scope together (one batch): the bar counts its three stages.
         desc = f"evolving {len(scopes)} scope(s)"
-        with ctx.writing(), Progress(3, desc, "stage", enabled=progress) as bar:
+        with (
+            ctx.writing(*(s.key for s in scopes)),
+            Progress(3, desc, "stage", enabled=progress) as bar,
+        ):
             self.access.flush()
             now = ctx.now()
             uow = UnitOfWork(ctx.store, Batch("evolver", "evolve", now))
@@ -133,7 +136,7 @@ class Evolution:
         """Apply a suggestion, planned again on the graph as it is now, as one batch."""
         ctx = self.ctx
         ctx.check_open()
-        with ctx.lock:
+        with ctx.writing(self.evolver.get_suggestion(suggestion_id).scope.partition.key):
             now = ctx.now()
             uow = UnitOfWork(ctx.store, Batch("user", f"accept {suggestion_id}", now))
             suggestion, _ = self.evolver.accept(uow, suggestion_id, now)
@@ -159,7 +162,7 @@ class Evolution:
         ctx.check_open()
         kept = self.lookup.find_node(keep, scope)
         gone = self.lookup.find_node(other, scope)
-        with ctx.lock:
+        with ctx.writing(kept.scope.partition.key):
             now = ctx.now()
             uow = UnitOfWork(ctx.store, Batch("user", f"merge {gone.id} into {kept.id}", now))
             apply_to(uow, manual_merge(uow, kept, gone, now))
