@@ -191,15 +191,24 @@ def choose_keep(
     return (a, b) if rank(a, b) <= rank(b, a) else (b, a)
 
 
+#: Longest one-word name counted as a short form (an acronym or abbreviation: nyc, k8s, pd).
+_SHORT_FORM = 4
+
+
 def _name_quality(name: str, other: str, tokens: Callable[[str], int] | None) -> int:
     """Lower is better. Two spellings of one word (a few edits apart): the one the embedder's
     vocabulary splits into fewer pieces, i.e. the common spelling ("elasticsearch" is two
-    word pieces, the misspelt "elasticsaerch" four). Otherwise the fuller name (``kubernetes``
-    over ``k8s``, ``new york city`` over ``nyc``)."""
+    word pieces, the misspelt "elasticsaerch" four). A short form (one word of at most
+    ``_SHORT_FORM`` characters) gives way to the other name (``kubernetes`` over ``k8s``,
+    ``new york city`` over ``nyc``). Otherwise no preference (the older node stays)."""
     x, y = name.casefold(), other.casefold()
     if tokens is not None and edit_distance(x, y) <= 2 < min(len(x), len(y)):
         return tokens(name)
-    return -len(name)
+
+    def short(n: str) -> bool:
+        return " " not in n and len(n) <= _SHORT_FORM
+
+    return 1 if short(x) and not short(y) else 0
 
 
 def _signature(e: Edge, node_id: str) -> tuple[str, bool, str, bool]:
