@@ -27,7 +27,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import RESULTS, ROOT, stamp, write_section
+from common import RESULTS, ROOT, stamp
+from sections import BENCH_README
+from sections import write_section as write_marked
 
 DATA = ROOT / "bench" / "data" / "latent" / "latent_pairs.jsonl"
 SECTION = "## Latent associations (blind graphs)"
@@ -148,7 +150,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--save-as", help="also keep this run as bench/results/latent_<NAME>.json")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="only rewrite the README section from saved results",
+    )
     args = ap.parse_args(argv)
+    if args.render_only:
+        publish(json.loads((RESULTS / "latent.json").read_text()))
+        return
     report = run(args.data.resolve(), args.limit)
     print(table(report))
     print("outcomes:", report["summary"]["outcomes"])
@@ -158,11 +168,16 @@ def main(argv: list[str] | None = None) -> None:
     (RESULTS / "latent.json").write_text(json.dumps(report, indent=2) + "\n")
     if args.save_as:
         (RESULTS / f"latent_{args.save_as}.json").write_text(json.dumps(report, indent=2) + "\n")
+    publish(report)
+
+
+def publish(report: dict[str, Any]) -> None:
+    """The README section, between markers naming this script (bench/sections.py)."""
     saved = {
         p.stem.removeprefix("latent_"): json.loads(p.read_text())
         for p in sorted(RESULTS.glob("latent_*.json"))
     }
-    write_section(SECTION, section(report, saved))
+    write_marked(BENCH_README, "latent", "bench/latent.py", section(report, saved))
 
 
 if __name__ == "__main__":

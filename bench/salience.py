@@ -38,9 +38,10 @@ from common import (
     ablated,
     sage_run,
     stamp,
-    write_section,
 )
 from locomo import CATEGORIES, DATA, load
+from sections import BENCH_README
+from sections import write_section as write_marked
 
 SECTION = "## Write-time salience (LoCoMo dev)"
 KS = (5, 10, 20)
@@ -137,7 +138,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--conversations", nargs="*", help="only these sample ids")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="only rewrite the README section from saved results",
+    )
     args = ap.parse_args(argv)
+    if args.render_only:
+        publish(json.loads((RESULTS / "salience.json").read_text()))
+        return
     convs = load(Path(args.data))
     if args.conversations:
         convs = [c for c in convs if c.sample_id in set(args.conversations)]
@@ -153,7 +162,12 @@ def main(argv: list[str] | None = None) -> None:
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "salience.json").write_text(json.dumps(report, indent=2) + "\n")
-    write_section(SECTION, section(report))
+    publish(report)
+
+
+def publish(report: dict[str, Any]) -> None:
+    """The README section, between markers naming this script (bench/sections.py)."""
+    write_marked(BENCH_README, "salience", "bench/salience.py", section(report))
 
 
 if __name__ == "__main__":
