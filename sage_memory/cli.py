@@ -108,13 +108,20 @@ def _open(args: argparse.Namespace, path: str | None = None) -> Any:
     deadline = time.monotonic() + max(0.0, getattr(args, "wait", 0.0) or 0.0)
     while True:
         try:
-            return SageMemory(folder, embedder=args.embedder)
+            return SageMemory(folder, embedder=args.embedder, progress=_bars(args))
         except FolderBusyError:
             if args.command in _READS:
                 return SageMemory(folder, embedder=args.embedder, read_only=True)
             if time.monotonic() >= deadline:
                 raise
             time.sleep(0.2)
+
+
+def _bars(args: argparse.Namespace) -> bool:
+    """Progress bars: on a terminal, unless --quiet."""
+    from sage_memory.engine.progress import wanted
+
+    return wanted(bool(getattr(args, "quiet", False)))
 
 
 def _scope(args: argparse.Namespace) -> dict[str, str | None]:
@@ -262,7 +269,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         results = mem.add_many(
             items,
             infer=not args.no_infer,
-            progress=not args.quiet,
+            progress=_bars(args),
             dedup=not args.no_dedup,
             **_scope(args),
         )
@@ -411,7 +418,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         who = {} if args.all else {"user_id": args.user, "agent_id": args.agent}
-        n = mem.export(args.file, format=args.format, **who)
+        n = mem.export(args.file, format=args.format, progress=_bars(args), **who)
     _emit(args, {"written": n, "file": args.file}, f"wrote {n} records to {args.file}")
     return 0
 
@@ -420,7 +427,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_load(args: argparse.Namespace) -> int:
     from sage_memory.engine.core import SageMemory
 
-    with SageMemory.load(args.file, args.path, embedder=args.embedder) as mem:
+    with SageMemory.load(
+        args.file, args.path, embedder=args.embedder, user_id=args.user, progress=_bars(args)
+    ) as mem:
         stats = mem.stats()
     _emit(args, stats, f"loaded {args.file} into {args.path}: {stats['memories']} memories")
     return 0
@@ -511,7 +520,9 @@ def cmd_undo(args: argparse.Namespace) -> int:
 def cmd_evolve(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         scope = {} if args.all else _scope(args)
-        report = mem.evolve(dry_run=not args.apply, operations=args.op, **scope)
+        report = mem.evolve(
+            dry_run=not args.apply, operations=args.op, progress=_bars(args), **scope
+        )
     counts = report.counts()
     data = {
         "batch_id": report.batch_id,
@@ -766,8 +777,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("file")
     sp.add_argument("--format", choices=["jsonl", "graphml"], default="jsonl")
     sp.add_argument("--all", action="store_true", help="every scope, not just --user/--agent")
-    sp = add("load", "load a jsonl export into --path")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    sp = add(
+        "load",
+        "load a jsonl export or a GraphML file into --path (GraphML nodes without a scope go"
+        " to --user)",
+    )
     sp.add_argument("file")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp = add("get", "show one memory")
     sp.add_argument("id")
     sp = add("delete", "forget a memory (or 'all' memories of the scope)")
@@ -784,6 +801,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--apply", action="store_true", help="apply what the config allows")
     sp.add_argument("--op", action="append", help="only this operation (repeatable)")
     sp.add_argument("--all", action="store_true", help="every scope, not just --user/--agent")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp = add("review", "list suggestions, or accept/reject one by id")
     sp.add_argument("action", nargs="?", choices=["list", "accept", "reject"], default="list")
     sp.add_argument("id", nargs="?", help="suggestion id (for accept/reject)")

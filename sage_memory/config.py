@@ -48,6 +48,13 @@ class ExtractConfig:
     contradiction_margin: float = 0.4
     #: Extra name aliases (lower case) merged with the built-in ones such as pd -> pandas.
     aliases: Mapping[str, str] = field(default_factory=dict)
+    #: Memories whose write-time salience (``sage_memory.extract.salience``) is below this make
+    #: no nodes or edges: greetings, thanks, "haha yes". They are still stored and searchable.
+    graph_min_salience: float = 0.12
+    #: Per memory kind ("knowledge", "experience"): a memory scoring below is stored archived,
+    #: out of search (dense and lexical), yet still returned by ``get``,
+    #: ``get_all(include_archived=True)`` and ``export``. Empty: every memory is searchable.
+    min_salience: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +170,18 @@ def _check_settings(cfg: SageConfig) -> None:
         "contradiction_margin",
     ):
         _number(f"extract.{field_name}", getattr(ex, field_name), 0, 1)
+    _number("extract.graph_min_salience", ex.graph_min_salience, 0, 1)
+    if not isinstance(ex.min_salience, Mapping):
+        raise ConfigError(
+            f"extract.min_salience={ex.min_salience!r} must be a dict of kind -> salience,"
+            " e.g. {'knowledge': 0.1}"
+        )
+    for kind, floor in ex.min_salience.items():
+        if kind not in ("knowledge", "experience"):
+            raise ConfigError(
+                f"extract.min_salience has unknown kind {kind!r}; use 'knowledge' or 'experience'"
+            )
+        _number(f"extract.min_salience[{kind!r}]", floor, 0, 1)
     _number("extract.max_context_nodes", ex.max_context_nodes, 0, 10_000, integer=True)
     for field_name in ("node_labels", "relation_types", "single_valued"):
         _names(f"extract.{field_name}", getattr(ex, field_name))

@@ -106,6 +106,7 @@ class SageMemory:
         clock: Clock | None = None,
         url: str | None = None,
         read_only: bool = False,
+        progress: bool = False,
     ) -> None:
         config = config or SageConfig()
         if not isinstance(config, SageConfig):
@@ -159,7 +160,7 @@ class SageMemory:
                 ingestor=Ingestor(own_index, own_embedder, schema, config.extract),
                 clock=clock or utcnow,
             )
-            wiring.reconcile_or_rebuild(self._ctx, own_index=index is None)
+            wiring.reconcile_or_rebuild(self._ctx, own_index=index is None, progress=progress)
             self._wire_parts()
         except BaseException:
             ctx = getattr(self, "_ctx", None)
@@ -643,6 +644,7 @@ class SageMemory:
         run_id: str | None = None,
         dry_run: bool = False,
         operations: Sequence[str] | None = None,
+        progress: bool = False,
     ) -> EvolutionReport:
         """One bounded evolution pass over a scope (every scope when none is given).
 
@@ -650,10 +652,13 @@ class SageMemory:
         duplicates, communities and relation patterns, archives stale memories and removes
         orphans. What ``config.evolve.auto_apply`` allows is applied as one journal batch
         (``undo(report.batch_id)`` reverts it); the rest is queued for :meth:`review`.
-        ``dry_run=True`` writes nothing and reports what would happen.
+        ``dry_run=True`` writes nothing and reports what would happen; ``progress=True`` shows
+        a progress bar on stderr.
         """
         scope = scope_of(user_id, agent_id, run_id)
-        return self._evolution.evolve(scope, dry_run=dry_run, operations=operations)
+        return self._evolution.evolve(
+            scope, dry_run=dry_run, operations=operations, progress=progress
+        )
 
     def review(
         self, *, user_id: str | None = None, agent_id: str | None = None, status: str = "open"
@@ -705,10 +710,14 @@ class SageMemory:
         user_id: str | None = None,
         agent_id: str | None = None,
         format: str = "jsonl",
+        progress: bool = False,
     ) -> int:
         """Write memories, nodes and edges to a file: "jsonl" (lossless, for :meth:`load`) or
-        "graphml" (the graph, for graph tools). Returns the number of records written."""
-        return self._maintenance.export(path, scope_of(user_id, agent_id), format)
+        "graphml" (the graph, for graph tools and :meth:`load`). Returns the number of records
+        written; ``progress=True`` shows a progress bar on stderr."""
+        return self._maintenance.export(
+            path, scope_of(user_id, agent_id), format, progress=progress
+        )
 
     def backup(self, target: str | os.PathLike[str]) -> Path:
         """A consistent copy of the memory folder while it stays in use (SQLite online backup;
@@ -753,14 +762,20 @@ class SageMemory:
         cls,
         export_path: str | os.PathLike[str],
         path: str | os.PathLike[str] | None = None,
+        *,
+        user_id: str | None = None,
+        progress: bool = False,
         **kwargs: Any,
     ) -> SageMemory:
-        """A new SageMemory (at ``path``, or in memory) holding the records of a jsonl export."""
-        from sage_memory.engine.transfer import import_jsonl
+        """A new SageMemory (at ``path``, or in memory) holding the records of an export: a
+        jsonl export, or a GraphML file (ours, or another tool's: see
+        ``sage_memory.engine.transfer.graphml_records`` for how its attributes map). GraphML
+        nodes without a scope go to ``user_id``. ``progress=True`` shows a progress bar."""
+        from sage_memory.engine.transfer import load_file
 
         mem = cls(path, **kwargs)
         try:
-            import_jsonl(mem._ctx, Path(export_path))
+            load_file(mem._ctx, Path(export_path), user_id=user_id, progress=progress)
         except BaseException:
             mem.close()
             raise

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sage_memory.engine.context import EngineContext, required
 from sage_memory.engine.journal import Batch
 from sage_memory.engine.lookup import Lookup
+from sage_memory.engine.progress import Progress
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.errors import ValidationError
 from sage_memory.index.base import VectorIndex
@@ -96,21 +97,31 @@ class Evolution:
         *,
         dry_run: bool = False,
         operations: Sequence[str] | None = None,
+        progress: bool = False,
     ) -> EvolutionReport:
         """One bounded evolution pass over a scope's partition, or every partition."""
         ctx = self.ctx
         ctx.check_open()
         scopes = ctx.store.partitions() if scope is None else [scope.partition]
-        with ctx.writing(*(s.key for s in scopes)):
+        # One run plans every scope together (one batch): the bar counts its three stages.
+        desc = f"evolving {len(scopes)} scope(s)"
+        with (
+            ctx.writing(*(s.key for s in scopes)),
+            Progress(3, desc, "stage", enabled=progress) as bar,
+        ):
             self.access.flush()
             now = ctx.now()
             uow = UnitOfWork(ctx.store, Batch("evolver", "evolve", now))
             run = self.evolver.plan(
                 uow, scopes, now=now, batch_id=uow.batch.id, dry_run=dry_run, operations=operations
             )
+            bar.update()
             changes = [] if dry_run else uow.commit()
             ctx.sync_index(changes, uow.vectors)
-            return self.evolver.finish(run, len(changes))
+            bar.update()
+            report = self.evolver.finish(run, len(changes))
+            bar.update()
+            return report
 
     def after_add(self, scope: Scope, count: int) -> None:
         """Run a pass when the triggers say so (every N adds, growth by X%)."""

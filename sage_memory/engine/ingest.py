@@ -32,13 +32,25 @@ from sage_memory.embed.base import Embedder
 from sage_memory.engine.timeline import Claim, Timeline
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.entities.names import match_key, merge_aliases
+from sage_memory.entities.referent import (
+    CONTEXT_SAMPLE,
+    THIN_SUPPORT,
+    ReferentCheck,
+    ambiguous_name,
+    qualifiers_in,
+    referent_check,
+)
 from sage_memory.entities.resolution import resolve_entity
+from sage_memory.extract.salience import assess
 from sage_memory.index.base import VectorIndex, collection_name, query_many
 from sage_memory.schema import Schema
+from sage_memory.store.base import name_key
 from sage_memory.types import Edge, EdgeSpec, GraphDelta, Memory, Node, NodeSpec, Vector, new_id
 
 #: Entity-name vectors kept between calls (384 floats each: 4096 names is about 6 MB).
 NAME_CACHE_SIZE = 4096
+#: Node attribute: qualifiers seen after the node's name ("Springfield, Illinois").
+QUALIFIERS = "qualifiers"
 #: How much a repeated statement of a fact strengthens its edge.
 REINFORCE_STEP = 0.1
 MAX_WEIGHT = 5.0
@@ -146,8 +158,10 @@ class Ingestor:
         _check_storable(delta)
         vectors = self._vectors_for([s.name for s in delta.nodes])
         key_to_id: dict[str, str] = {}
+        mentioned = {name_key(s.name) for s in delta.nodes}
         for spec, vec in zip(delta.nodes, vectors, strict=True):
-            node = self._resolve_node(uow, memory, spec, vec, now)
+            others = mentioned - {name_key(spec.name)}
+            node = self._resolve_node(uow, memory, spec, vec, now, others)
             key_to_id[spec.key] = node.id
             if node.id not in out.node_ids:
                 out.node_ids.append(node.id)
@@ -160,7 +174,13 @@ class Ingestor:
 
     # -- nodes -----------------------------------------------------------------------------
     def _resolve_node(
-        self, uow: UnitOfWork, memory: Memory, spec: NodeSpec, vec: Vector, now: datetime
+        self,
+        uow: UnitOfWork,
+        memory: Memory,
+        spec: NodeSpec,
+        vec: Vector,
+        now: datetime,
+        co_mentioned: set[str],
     ) -> Node:
         scope = memory.scope.partition
         norm = match_key(spec.name, self.aliases, builtin=False)
@@ -180,19 +200,27 @@ class Ingestor:
             cand_vectors.update({k: v for k, v in uow.vectors.items() if k in candidates})
         label = self.schema.map_label(spec.label)
         spec = dataclasses.replace(spec, label=label)
-        res = resolve_entity(
-            spec,
-            list(candidates.values()),
-            spec_vector=vec,
-            candidate_vectors=cand_vectors,
-            config=self.config,
-        )
-        if res.node_id is not None and res.node_id in candidates:
-            return self._merge_into(uow, candidates[res.node_id], memory, spec, norm, now)
+        kept_apart: dict[str, str] = {}
+        while True:
+            pool = [n for n in candidates.values() if n.id not in kept_apart]
+            res = resolve_entity(
+                spec, pool, spec_vector=vec, candidate_vectors=cand_vectors, config=self.config
+            )
+            if res.node_id is None or res.node_id not in candidates:
+                break
+            found = candidates[res.node_id]
+            check = self._referent(uow, memory, spec, found, co_mentioned)
+            if check.merge:
+                return self._merge_into(uow, found, memory, spec, norm, now)
+            kept_apart[found.id] = check.reason  # a second sense of the name, maybe
         aliases = tuple(dict.fromkeys(a for a in (*spec.aliases, norm) if a and a != spec.name))
         attributes: dict[str, Any] = dict(spec.attributes)
         if res.ambiguous:
             attributes["merge_candidates"] = [nid for nid, _ in res.ambiguous]
+        if kept_apart:
+            attributes["kept_apart_from"] = sorted(kept_apart)
+        if qualifiers := qualifiers_in(memory.text, spec.name):
+            attributes[QUALIFIERS] = sorted(qualifiers)
         node = Node(
             id=new_id(),
             scope=scope,
@@ -210,6 +238,46 @@ class Ingestor:
         uow.put(node, np.asarray(vec, dtype=np.float32))
         return node
 
+    def _referent(
+        self, uow: UnitOfWork, memory: Memory, spec: NodeSpec, node: Node, co_mentioned: set[str]
+    ) -> ReferentCheck:
+        """Whether the mention is ``node`` (see entities/referent.py). Cost is bounded: a
+        well-attested node needs no reads, a thin one has few edges and memories."""
+        qualifiers = qualifiers_in(memory.text, spec.name)
+        known = [q for q in node.attributes.get(QUALIFIERS, ()) if isinstance(q, str)]
+        if len(node.memory_ids) > THIN_SUPPORT or not ambiguous_name(spec.name):
+            # Only the qualifiers can disagree: no reads needed.
+            return referent_check(
+                co_mentioned=(),
+                neighbours=(),
+                context=None,
+                support=len(node.memory_ids),
+                qualifiers=qualifiers,
+                node_qualifiers=known,
+                ambiguous=False,
+            )
+        scope = memory.scope.partition
+        ends = {x for e in uow.edges_of(scope, [node.id]) for x in (e.source_id, e.target_id)}
+        ends.discard(node.id)
+        neighbours = {name_key(n.name) for i in sorted(ends) if (n := uow.node(scope, i))}
+        context = None
+        own = uow.vectors.get(memory.id)
+        sample = [m for m in node.memory_ids[-CONTEXT_SAMPLE:] if m != memory.id]
+        if own is not None and sample:
+            theirs = dict(uow.store.get_vectors(sample))
+            theirs.update({m: uow.vectors[m] for m in sample if m in uow.vectors})
+            if theirs:
+                mat = np.stack([np.asarray(v, dtype=np.float32) for v in theirs.values()])
+                context = float(np.max(mat @ np.asarray(own, dtype=np.float32)))
+        return referent_check(
+            co_mentioned=co_mentioned,
+            neighbours=neighbours,
+            context=context,
+            support=len(node.memory_ids),
+            qualifiers=qualifiers,
+            node_qualifiers=known,
+        )
+
     def _merge_into(
         self,
         uow: UnitOfWork,
@@ -225,6 +293,9 @@ class Ingestor:
             )
         )
         attributes = {**node.attributes, **spec.attributes}
+        known = [q for q in node.attributes.get(QUALIFIERS, ()) if isinstance(q, str)]
+        if seen := qualifiers_in(memory.text, spec.name) - set(known):
+            attributes[QUALIFIERS] = sorted({*known, *seen})
         label = node.label
         if label in ("Entity", "Concept") and spec.label not in ("Entity", "Concept"):
             label = spec.label  # a more specific label learnt later wins
@@ -321,6 +392,21 @@ class Ingestor:
             valid_to = edge.valid_from  # an end before the start would be a malformed interval
         uow.put(dataclasses.replace(edge, valid_to=valid_to, expired_at=now, attributes=attributes))
         out.expired_edge_ids.append(edge.id)
+
+
+def salience_gate(
+    memory: Memory, delta: GraphDelta | None, config: ExtractConfig
+) -> tuple[Memory, bool]:
+    """Score the memory's write-time salience and apply the gates of ``config``.
+
+    Returns the memory with its salience set (and archived when it falls below the
+    ``min_salience`` of its kind), and whether it deserves nodes and edges.
+    """
+    found = assess(memory.text, delta)
+    floor = config.min_salience.get(memory.kind)
+    archived = memory.archived or (floor is not None and found.score < floor)
+    memory = dataclasses.replace(memory, salience=found.score, archived=archived)
+    return memory, found.score >= config.graph_min_salience
 
 
 def _check_storable(delta: GraphDelta) -> None:

@@ -69,7 +69,14 @@ class Maintenance:
         vecs = self.ctx.embedder.embed([t for _, t in todo])
         return {i: v for (i, _), v in zip(todo, vecs, strict=True)}
 
-    def export(self, path: str | os.PathLike[str], scope: Scope | None, format: str) -> int:
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        scope: Scope | None,
+        format: str,
+        *,
+        progress: bool = False,
+    ) -> int:
         """Write the records of ``scope`` (every scope when None) as jsonl or graphml."""
         from sage_memory.engine.transfer import export_graphml, export_jsonl
 
@@ -79,7 +86,7 @@ class Maintenance:
         if format not in writers:
             raise ValidationError(f"format={format!r}: use 'jsonl' or 'graphml'")
         try:
-            return writers[format](ctx, Path(path), scopes)
+            return writers[format](ctx, Path(path), scopes, progress=progress)
         except StorageError:
             raise
         except OSError as exc:  # a missing folder, no permission, a full disk

@@ -16,6 +16,7 @@ import numpy as np
 from sage_memory.config import SageConfig
 from sage_memory.embed.base import Embedder
 from sage_memory.engine.context import CHROMA_DIR, DB_FILE, LOCK_FILE, EngineContext
+from sage_memory.engine.progress import Progress
 from sage_memory.errors import ConfigError, FolderBusyError, StorageError
 from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex, collection_name
@@ -212,10 +213,10 @@ def default_extractor(config: SageConfig, llm: ChatModel | None) -> Extractor:
     return offline
 
 
-def reconcile_or_rebuild(ctx: EngineContext, *, own_index: bool) -> None:
+def reconcile_or_rebuild(ctx: EngineContext, *, own_index: bool, progress: bool = False) -> None:
     """Reconcile; if our own on-disk index fails while doing so, rebuild it from scratch."""
     try:
-        reconcile_index(ctx)
+        reconcile_index(ctx, progress=progress)
     except StorageError as exc:
         folder = None if ctx.path is None else ctx.path / CHROMA_DIR
         if not own_index or folder is None or not folder.is_dir():
@@ -223,7 +224,7 @@ def reconcile_or_rebuild(ctx: EngineContext, *, own_index: bool) -> None:
         ctx.index.close()
         discard_index(folder, exc)
         ctx.set_index(default_index(ctx.config, ctx.path, ctx.store))
-        reconcile_index(ctx)
+        reconcile_index(ctx, progress=progress)
 
 
 def _index_stamp(ctx: EngineContext) -> str | None:
@@ -271,12 +272,15 @@ def _recorded_counts(ctx: EngineContext) -> dict[str, int]:
     return counts if isinstance(counts, dict) else {}
 
 
-def reconcile_index(ctx: EngineContext) -> None:
+def reconcile_index(ctx: EngineContext, *, progress: bool = False) -> None:
     """Make the derived vector index agree with SQLite (after a crash, or a lost index)."""
     store, index = ctx.store, ctx.index
     clean = store.get_meta("clean_shutdown") != "0"
     recorded = _recorded_counts(ctx) if clean else {}
-    for scope in store.partitions():
+    scopes = store.partitions()
+    bar = Progress(len(scopes), "checking the index", "scope", enabled=progress and not clean)
+    for scope in scopes:
+        bar.update()
         for entity in ("memory", "node"):
             coll = collection_name(scope.key, entity)
             truth = store.vector_ids(scope, entity)  # type: ignore[arg-type]
@@ -295,5 +299,6 @@ def reconcile_index(ctx: EngineContext) -> None:
             extra = sorted(present - truth)
             if extra:
                 index.delete(coll, extra)
+    bar.close()
     if store.persistent:
         store.set_meta("clean_shutdown", "0")

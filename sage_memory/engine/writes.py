@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sage_memory.engine.dedup import content_ids
 from sage_memory.engine.forget import Scrubbed, scrub_journal, scrub_survivors
-from sage_memory.engine.ingest import support_removal
+from sage_memory.engine.ingest import salience_gate, support_removal
 from sage_memory.engine.inputs import Episode, episodes_from
 from sage_memory.engine.journal import Batch
 from sage_memory.engine.unit import UnitOfWork
@@ -310,13 +310,13 @@ class WritePath:
             memory = dataclasses.replace(
                 memory,
                 kind=delta.kind or memory.kind,
-                salience=memory.salience if delta.salience is None else delta.salience,
                 event_time=delta.event_time,
                 extraction="failed" if delta.error and not delta.nodes else "ok",
                 extraction_error=delta.error,
             )
+        memory, graph_worthy = salience_gate(memory, delta, self.ctx.config.extract)
         uow.put(memory, vec)
-        if delta is None or not delta.nodes:
+        if delta is None or not delta.nodes or not graph_worthy:
             return memory, IngestOutcome()
         saved = uow.snapshot()
         try:

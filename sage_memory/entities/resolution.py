@@ -9,6 +9,11 @@ The engine fetches candidate nodes (and, when it has them, name embeddings) and 
 3. ``fuzzy``: string similarity of the normalised names >= ``ExtractConfig.fuzzy_threshold``;
 4. ``embedding``: cosine similarity of name vectors >= ``ExtractConfig.embedding_threshold``.
 
+Names that are the other's words plus more (``pathlib.PurePath`` / ``pathlib.Path``) and
+siblings (``PosixPath`` / ``WindowsPath``) never match by 3 or 4: such a pair is reported as
+ambiguous at most. A name match is then checked against the context
+(:mod:`sage_memory.entities.referent`) by the engine before it merges.
+
 A candidate whose best similarity lies between ``ambiguous_threshold`` and those thresholds is
 reported as ambiguous: the caller creates a new node and records a merge candidate for review,
 because a wrong merge is much harder to undo than a late one.
@@ -29,7 +34,7 @@ from numpy.typing import NDArray
 
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import match_key, merge_aliases
-from sage_memory.entities.siblings import are_siblings
+from sage_memory.entities.siblings import are_siblings, name_tokens
 from sage_memory.types import Node, NodeSpec
 
 try:  # rapidfuzz is a core dependency, but stay usable if a slim install lacks it
@@ -127,6 +132,15 @@ def _digits(text: str) -> tuple[str, ...]:
     return tuple(runs)
 
 
+def adds_words(names_a: Iterable[str], names_b: Iterable[str]) -> bool:
+    """Whether, for some pair of names, one's words are the other's plus at least one more
+    (``pathlib.PurePath`` / ``pathlib.Path``), and no pair of names is the same words."""
+    pairs = [(set(name_tokens(x)), set(name_tokens(y))) for x in names_a for y in names_b]
+    if any(x == y for x, y in pairs if x):
+        return False
+    return any(x and y and (x < y or y < x) for x, y in pairs)
+
+
 def cosine(a: NDArray[np.floating], b: NDArray[np.floating]) -> float:
     """Cosine similarity; 0 for zero vectors or mismatched shapes."""
     x = np.asarray(a, dtype=np.float64).ravel()
@@ -193,6 +207,11 @@ def resolve_entity(
         elif are_siblings((spec.name, *spec.aliases), (node.name, *node.aliases)):
             # typing.Iterable / typing.Iterator: alike as strings, two members of a family;
             # never merged here, at most reported as ambiguous for review.
+            pass
+        elif adds_words((spec.name, *spec.aliases), (node.name, *node.aliases)):
+            # pathlib.PurePath / pathlib.Path, urinary tract infection / infection: one name
+            # is the other plus a word, a narrower thing as often as the same one. Alike as
+            # strings, but no match here: at most ambiguous, for the evolver's evidence.
             pass
         elif fuzzy >= config.fuzzy_threshold:
             match = (2, "fuzzy", fuzzy)

@@ -9,7 +9,9 @@ Merge evidence, each reported with the suggestion:
 - neighbours: the Jaccard overlap of the two nodes' neighbours, counted fully from two shared
   neighbours on ("deep learning" and "deep neural networks" sit among the same things).
 
-Two nodes joined by a typed edge (IS_A, PART_OF, USES...) are two things and never candidates.
+Two nodes joined by a typed edge (IS_A, PART_OF, USES...) are two things and never candidates;
+nor are two that entity resolution kept apart at write time (one name, no agreeing evidence,
+see :mod:`sage_memory.entities.referent`) until they share a neighbour.
 Neither are siblings: names one distinctive word apart (``PosixPath`` / ``WindowsPath``, see
 :mod:`sage_memory.entities.siblings`), or unlike names with the same typed tie to one node
 (Paris and Marseille, both LOCATED_IN France).
@@ -35,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -44,7 +46,7 @@ from numpy.typing import NDArray
 
 from sage_memory.entities.names import match_key
 from sage_memory.entities.resolution import cosine, labels_compatible, name_similarity
-from sage_memory.entities.siblings import are_siblings, name_tokens
+from sage_memory.entities.siblings import are_siblings, edit_distance, name_tokens
 from sage_memory.evolve.proposal import Proposal, is_current, pair_key
 from sage_memory.store.base import name_key
 from sage_memory.types import Edge, Node, new_id
@@ -124,6 +126,8 @@ def merge_score(
         embedding = max(0.0, cosine(vector_a, vector_b))
     na, nb = set(neighbours_a) - {b.id}, set(neighbours_b) - {a.id}
     shared, union = na & nb, na | nb
+    if not shared and _kept_apart(a, b):
+        return None  # kept apart at write time for want of agreeing evidence; still none
     overlap = len(shared) / len(union) if union else 0.0
     support = min(1.0, len(shared) / 2)
     if alias:
@@ -148,24 +152,63 @@ def merge_score(
     return round(score, 4), evidence
 
 
+def _kept_apart(a: Node, b: Node) -> bool:
+    """Whether entity resolution kept one of these apart from the other (same name, no
+    agreeing evidence: see :mod:`sage_memory.entities.referent`)."""
+    return b.id in a.attributes.get("kept_apart_from", ()) or a.id in b.attributes.get(
+        "kept_apart_from", ()
+    )
+
+
 def _share_a_word(a: Node, b: Node) -> bool:
     words_a = {t for n in (a.name, *a.aliases) for t in name_tokens(n)}
     return any(t in words_a for n in (b.name, *b.aliases) for t in name_tokens(n))
 
 
 def choose_keep(
-    a: Node, b: Node, degree: Mapping[str, int], aliases: Mapping[str, str] | None = None
+    a: Node,
+    b: Node,
+    degree: Mapping[str, int],
+    aliases: Mapping[str, str] | None = None,
+    tokens: Callable[[str], int] | None = None,
 ) -> tuple[Node, Node]:
     """(kept, merged away): the better-attested node stays (more memories, more edges), then
     the one whose name is already canonical (``pandas.read_csv`` over ``pd.read_csv``), then
-    the older."""
+    the better-spelt or fuller name (see :func:`_name_quality`), then the older."""
     table = aliases or {}
 
-    def rank(n: Node) -> tuple[int, int, int, datetime, str]:
+    def rank(n: Node, other: Node) -> tuple[int, int, int, int, datetime, str]:
         canonical = match_key(n.name, table, builtin=False) == " ".join(n.name.casefold().split())
-        return (-len(n.memory_ids), -degree.get(n.id, 0), 0 if canonical else 1, n.created_at, n.id)
+        return (
+            -len(n.memory_ids),
+            -degree.get(n.id, 0),
+            0 if canonical else 1,
+            _name_quality(n.name, other.name, tokens),
+            n.created_at,
+            n.id,
+        )
 
-    return (a, b) if rank(a) <= rank(b) else (b, a)
+    return (a, b) if rank(a, b) <= rank(b, a) else (b, a)
+
+
+#: Longest one-word name counted as a short form (an acronym or abbreviation: nyc, k8s, pd).
+_SHORT_FORM = 4
+
+
+def _name_quality(name: str, other: str, tokens: Callable[[str], int] | None) -> int:
+    """Lower is better. Two spellings of one word (a few edits apart): the one the embedder's
+    vocabulary splits into fewer pieces, i.e. the common spelling ("elasticsearch" is two
+    word pieces, the misspelt "elasticsaerch" four). A short form (one word of at most
+    ``_SHORT_FORM`` characters) gives way to the other name (``kubernetes`` over ``k8s``,
+    ``new york city`` over ``nyc``). Otherwise no preference (the older node stays)."""
+    x, y = name.casefold(), other.casefold()
+    if tokens is not None and edit_distance(x, y) <= 2 < min(len(x), len(y)):
+        return tokens(name)
+
+    def short(n: str) -> bool:
+        return " " not in n and len(n) <= _SHORT_FORM
+
+    return 1 if short(x) and not short(y) else 0
 
 
 def _signature(e: Edge, node_id: str) -> tuple[str, bool, str, bool]:

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from sage_memory.errors import ValidationError
-from sage_memory.evolve import communities, conflicts, discovery, duplicates
+from sage_memory.evolve import communities, conflicts, discovery, duplicates, latent
 from sage_memory.evolve.prompts import (
     SPLIT_SCHEMA,
     SUMMARY_SCHEMA,
@@ -139,7 +139,9 @@ def merge_candidates(
             if shared:
                 named = {n.id: n.name for n in ev.store.get_nodes(part, shared)}
                 evidence["shared_neighbours"] = [named.get(i, i) for i in shared]
-            keep, drop = duplicates.choose_keep(node, other, degree, ev.aliases)
+            keep, drop = duplicates.choose_keep(
+                node, other, degree, ev.aliases, getattr(ev.embedder, "count_tokens", None)
+            )
             touching = [e for e in edges if {keep.id, drop.id} & {e.source_id, e.target_id}]
             yield duplicates.plan_merge(
                 keep, drop, touching, now, confidence=score, evidence=evidence
@@ -374,6 +376,14 @@ def replan(ev: Evolver, ws: Workspace, s: Suggestion, now: datetime) -> Proposal
         if not current:
             raise _stale(s, "its edges are no longer current")
         return discovery.plan_upgrade(current, str(pay["relation"]), now, op=s.op)
+    if s.op == "suggest_links":
+        a, b = node(pay["a"]), node(pay["b"])
+        if any(
+            is_current(e) and {e.source_id, e.target_id} == {a.id, b.id}
+            for e in ws.edges_of(part, [a.id])
+        ):
+            raise _stale(s, "the two nodes are linked already")
+        return latent.plan_link(part, a, b, now, s.confidence, s.evidence)
     if s.op == "archive":
         memories = ev.store.get_memories(part, [str(i) for i in pay["memories"]])
         if not memories:

@@ -33,8 +33,15 @@ from sage_memory.config import SageConfig
 from sage_memory.embed.base import Embedder
 from sage_memory.entities.names import merge_aliases
 from sage_memory.errors import NotFoundError, ValidationError
-from sage_memory.evolve import conflicts, discovery, hygiene, reinforce
-from sage_memory.evolve.proposal import Overlay, Proposal, Workspace, apply_to, is_current
+from sage_memory.evolve import conflicts, discovery, hygiene, latent, reinforce
+from sage_memory.evolve.proposal import (
+    Overlay,
+    Proposal,
+    Workspace,
+    apply_to,
+    is_current,
+    pair_key,
+)
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
 from sage_memory.store.base import EvolvingStore
@@ -51,6 +58,7 @@ OPERATIONS: tuple[str, ...] = (
     "summarize",
     "upgrade_relation",
     "new_relation",
+    "suggest_links",
     "archive",
     "remove_orphans",
 )
@@ -332,6 +340,8 @@ class Evolver:
             new["communities_at"] = run.now.isoformat()
         if ops & {"upgrade_relation", "new_relation"}:
             self._discovery(ws, part, run, changed, edges)
+        if "suggest_links" in ops:
+            self._latent(ws, part, run, changed[: max(1, budget // _DUPLICATE_SHARE)])
         if ops & {"archive", "remove_orphans"}:
             self._hygiene(
                 ws,
@@ -537,6 +547,33 @@ class Evolver:
         if "new_relation" in run.operations:
             props += discovery.new_relation_types(sample, self.relations, run.now)
         self._take_all(ws, part, run, props)
+
+    def _latent(self, ws: Workspace, part: Scope, run: _Run, pool: Sequence[str]) -> None:
+        """Latent-link suggestions around the changed nodes (see evolve/latent.py)."""
+        pairs: list[latent.LatentPair] = []
+        for nid in pool:
+            if nid in run.gone:
+                continue
+            first = ws.edges_of(part, [nid])
+            near = sorted({x for e in first for x in (e.source_id, e.target_id)} - {nid})
+            if not near:
+                continue
+            second = ws.edges_of(part, near[: latent.MAX_SECOND_HOP])
+            reached = {x for e in second for x in (e.source_id, e.target_id)}
+            vectors = self.store.get_vectors(sorted(reached | {nid}))
+            pairs += latent.score_pairs(nid, first, second, vectors)
+        if not pairs:
+            return
+        # A pair this run proposes to merge is one thing twice, not two related things.
+        merging = {
+            pair_key(str(p.payload.get("keep")), str(p.payload.get("drop")))
+            for _, p, _ in run.proposed
+            if p.op == "merge"
+        }
+        pairs = [p for p in pairs if pair_key(p.a, p.b) not in merging]
+        ids = {x for p in pairs for x in (p.a, p.b, *p.common)}
+        nodes = self._live_nodes(ws, part, run, ids)
+        self._take_all(ws, part, run, latent.proposals(part, pairs, nodes, run.now))
 
     def _hygiene(
         self,

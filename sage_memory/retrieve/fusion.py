@@ -43,7 +43,11 @@ class Weights:
         time: bonus for a memory inside the time window the query names (day, scaled down for
             coarser windows).
         recency: exp(-age / half_life) style freshness.
-        salience: the memory's salience.
+        salience: the memory's salience, as a ranked feature (off by default).
+        salience_prior: a small prior for write-time salience, applied in every mode:
+            ``salience_prior * (salience - 0.5)`` is added to each memory's own score, so small
+            talk (salience near 0) sinks a little below a memory that matches as well, and an
+            average memory (0.5) is unchanged.
         expired: penalty for a memory whose facts were all superseded (unless the query asks
             about the past or a time).
         mmr_lambda: relevance vs novelty in MMR (1.0 = off).
@@ -59,6 +63,7 @@ class Weights:
     time: float = 0.3
     recency: float = 0.0
     salience: float = 0.0
+    salience_prior: float = 0.05
     expired: float = 0.3
     mmr_lambda: float = 1.0
     mode: Literal["linear", "rrf"] = "linear"
@@ -165,7 +170,13 @@ def own_scores(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
         fused = rrf(rankings, weights)
         top = sum(weights.values()) / (RRF_K + 1) or 1.0
         own = np.array([fused.get(str(i), 0.0) / top for i in range(n)])
+    own = own + salience_prior(cols, w)
     return own - w.expired * np.asarray(cols["expired"], dtype=np.float64)
+
+
+def salience_prior(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
+    """The write-time salience prior (see ``Weights.salience_prior``), centred on 0.5."""
+    return w.salience_prior * (np.asarray(cols["salience"], dtype=np.float64) - 0.5)
 
 
 def smooth(
