@@ -84,6 +84,7 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
                 f"{SCHEMA_VERSION}. Export it with the version that wrote it and load it here."
             )
         self._upgrade_lexical()
+        self.erase_if_pending()  # a deferred erase that a crash interrupted
 
     def _upgrade_lexical(self) -> None:
         """Stores of older versions searched with FTS5 (whole-table statistics): index them
@@ -152,6 +153,8 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
         with self._lock:
             if self._closed:
                 return
+            with contextlib.suppress(sqlite3.Error):  # retried on the next open
+                self.erase_if_pending()
             self._closed = True
             with contextlib.suppress(sqlite3.Error):  # a busy checkpoint is retried on next open
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

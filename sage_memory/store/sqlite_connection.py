@@ -22,6 +22,9 @@ class SQLiteConnection:
 
     path: str
     read_only: bool = False
+    #: Deletes rewrite a file up to this size at once, a larger one at close (see
+    #: ``SQLiteJournal.erase_deleted``).
+    erase_now_bytes: int = 64 * 2**20
     _db: sqlite3.Connection
     _lock: threading.RLock
     _closed: bool

@@ -70,14 +70,37 @@ class SQLiteJournal(SQLiteConnection):
         pages of an index keep some keys as dividers (a user id, a node name), and rebalancing
         a table's pages leaves old cell bytes in the free space of live pages (seen in the
         journal's pages after ``delete_all``). Only rebuilding the file removes them all.
-        Cost: proportional to the file's size; the engine calls it once per delete.
+
+        The rewrite costs time in proportion to the file's size, so it runs at once only while
+        the file is at most ``erase_now_bytes``; a larger file is marked (``erase_pending`` in
+        the meta table, so a crash does not lose the promise) and rewritten once at
+        :meth:`close`, or at the next open after a crash, however many deletes came between.
         """
         with self._lock:
             self._check_open()
-            self._db.execute("VACUUM")
-            # VACUUM goes through the WAL in WAL mode: copy it back now, so the old frames (and
-            # the deleted bytes in them) leave the WAL file too.
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if self._file_bytes() <= self.erase_now_bytes:
+                self._vacuum()
+            else:
+                self.set_meta("erase_pending", "1")
+
+    def _file_bytes(self) -> int:
+        (pages,) = self._db.execute("PRAGMA page_count").fetchone()
+        (size,) = self._db.execute("PRAGMA page_size").fetchone()
+        return int(pages) * int(size)
+
+    def _vacuum(self) -> None:
+        self._db.execute("VACUUM")
+        # VACUUM goes through the WAL in WAL mode: copy it back now, so the old frames (and
+        # the deleted bytes in them) leave the WAL file too.
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def erase_if_pending(self) -> None:
+        """Run the rewrite that :meth:`erase_deleted` deferred (at close, or at open after a
+        crash)."""
+        with self._lock:
+            if self.get_meta("erase_pending") is not None:
+                self._db.execute("DELETE FROM meta WHERE key = 'erase_pending'")
+                self._vacuum()
 
     def partitions(self) -> list[Scope]:
         rows = self._rows(

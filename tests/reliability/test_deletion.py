@@ -306,3 +306,34 @@ def test_delete_all_leaves_no_copy_of_the_user_in_index_pages(tmp_path: Path) ->
             mem.add(f"note {i} about Dora", user_id=victim, infer=False)
         mem.delete_all(user_id=victim)
     assert scan_folder(folder, [victim.encode()]) == []
+
+
+def test_a_large_file_is_rewritten_once_at_close_not_at_every_delete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewriting the file costs time in proportion to its size: past ``erase_now_bytes`` the
+    deletes only mark it, and the rewrite happens once, at close (or at the next open after a
+    crash). Either way no byte of the deleted text is left once the memory is closed."""
+    import sqlite3
+
+    from sage_memory.store.sqlite import SQLiteGraphStore
+
+    monkeypatch.setattr(SQLiteGraphStore, "erase_now_bytes", 0)  # every file counts as large
+    folder = tmp_path / "mem"
+    marks = [_markers() for _ in range(3)]
+    with open_memory(folder) as mem:
+        _background(mem, "alice", n=30)
+        doomed = [mem.add(f"{name} said {word}", user_id="alice") for word, name in marks]
+        for result in doomed:
+            mem.delete(result.memory_id, user_id="alice")
+        db = sqlite3.connect(folder / "sage.db")
+        pending = db.execute("SELECT value FROM meta WHERE key = 'erase_pending'").fetchall()
+        db.close()
+        assert pending == [("1",)]  # marked, not yet rewritten
+    needles = _needles(*(t for pair in marks for t in pair))
+    assert _leaks(folder, needles) == []
+    with open_memory(folder) as mem:  # the mark is gone with the rewrite
+        assert mem.get_all(user_id="alice")
+    db = sqlite3.connect(folder / "sage.db")
+    assert db.execute("SELECT value FROM meta WHERE key = 'erase_pending'").fetchall() == []
+    db.close()
