@@ -1,0 +1,244 @@
+"""Focus: what the agent is working on (a project, a task, a customer) steers a search.
+
+A focus is one or more nodes. It acts on a search twice:
+
+- **seed**: the focus nodes join the query's linked nodes as extra seeds of the graph walk,
+  with :data:`FOCUS_SEED` as their link score, so the walk spends part of its mass around them;
+- **boost**: every candidate memory gets ``focus_weight * proximity``, where proximity is 1 for
+  a memory behind a focus node (its provenance), ``HOP_DECAY ** h`` for a memory behind a node
+  ``h`` facts away (at most ``RetrieveConfig.focus_hops``), and, for a fact, the proximity of
+  its nearer end. A hub (a node many memories support, such as the speaker) passes on
+  proximity in proportion to how specific it is, and the walk does not go through it: twin
+  projects that share only "the user" stay apart.
+
+When no focus is given, one can be inferred from the session: the nodes the last few memories
+of the same run mention most (:func:`infer_focus`). Everything here reads a bounded
+neighbourhood (``max_nodes``), never the whole scope.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from sage_memory.retrieve.reader import GraphReader
+from sage_memory.retrieve.seeds import LinkedNode, WordSeeds
+from sage_memory.types import Edge, Memory, MemoryHit, Node, Scope, replace
+
+#: Link score of a focus node when it joins the query's seeds (a name the query itself says
+#: scores 1.0; the focus counts, but less than what is asked).
+FOCUS_SEED = 0.6
+#: Proximity lost per fact away from the focus.
+HOP_DECAY = 0.5
+#: A node supported by more memories than this is a hub: it passes on proximity in proportion
+#: and the walk does not continue through it.
+HUB_MEMORIES = 25
+#: Nodes one focus neighbourhood may read.
+MAX_NODES = 200
+#: Edges read per node.
+MAX_FANOUT = 50
+#: Shortest node name matched in a memory's text.
+MIN_NAME_CHARS = 3
+#: Inference: a node must be mentioned by at least this many of the recent memories.
+MIN_MENTIONS = 2
+#: Inference: at most this many nodes are taken as the inferred focus.
+MAX_INFERRED = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """The resolved focus of one search.
+
+    Attributes:
+        nodes: the focus nodes.
+        inferred: True when the focus came from the session's recent memories.
+    """
+
+    nodes: tuple[Node, ...] = ()
+    inferred: bool = False
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n.name for n in self.nodes)
+
+
+def with_seeds(words: WordSeeds, focus: Focus) -> WordSeeds:
+    """The query's word seeds plus the focus nodes as linked nodes ("focus"), so the graph
+    walk starts from them too; a node the query names itself keeps its own link."""
+    named = {ln.node.id for ln in words.linked}
+    extra = [LinkedNode(n, FOCUS_SEED, "focus") for n in focus.nodes if n.id not in named]
+    return WordSeeds(words.memories, [*words.linked, *extra])
+
+
+@dataclass(slots=True)
+class Proximity:
+    """How near the focus each node and memory is, in [0, 1]."""
+
+    nodes: dict[str, float] = field(default_factory=dict)
+    memories: dict[str, float] = field(default_factory=dict)
+    # memory id -> the focus-near node or fact that makes it near (for the hit's "why")
+    via: dict[str, str] = field(default_factory=dict)
+    # names of the focus-near nodes, for memories that say a name without an extracted fact
+    names: list[tuple[re.Pattern[str], float, str]] = field(default_factory=list)
+
+    def of(self, memory: Memory) -> tuple[float, str]:
+        """A memory's proximity and why: by provenance, or by naming a focus-near node."""
+        best, via = self.memories.get(memory.id, 0.0), self.via.get(memory.id, "")
+        for pattern, value, name in self.names:
+            if value > best and pattern.search(memory.text):
+                best, via = value, f"names {name}"
+        return best, via
+
+
+def specificity(node: Node) -> float:
+    """1 for a node a few memories support; less for a hub, in proportion."""
+    return min(1.0, HUB_MEMORIES / max(1, len(node.memory_ids)))
+
+
+def proximity(
+    store: GraphReader,
+    part: Scope,
+    focus: Focus,
+    *,
+    hops: int,
+    max_nodes: int = MAX_NODES,
+) -> Proximity:
+    """A bounded breadth-first walk from the focus nodes, weighing what it meets."""
+    out = Proximity()
+    nodes: dict[str, Node] = {n.id: n for n in focus.nodes}
+    for n in focus.nodes:
+        out.nodes[n.id] = 1.0
+    edges: dict[str, Edge] = {}
+    frontier = [n.id for n in focus.nodes]
+    for hop in range(1, hops + 1):
+        if not frontier or len(nodes) >= max_nodes:
+            break
+        found = _capped(store.edges_of(part, frontier), frontier)
+        reached: list[str] = []
+        for e in found:
+            edges[e.id] = e
+            for nid in (e.source_id, e.target_id):
+                if (
+                    nid not in out.nodes
+                    and nid not in reached
+                    and len(nodes) + len(reached) < max_nodes
+                ):
+                    reached.append(nid)
+        for n in store.get_nodes(part, reached):
+            nodes[n.id] = n
+            # Proximity through the node it was reached from, discounted for hubs.
+            out.nodes[n.id] = HOP_DECAY**hop * specificity(n)
+        # Hubs are not walked through: they would join everything to everything.
+        frontier = [nid for nid in reached if nid in nodes and specificity(nodes[nid]) >= 1.0]
+    for node in nodes.values():
+        value = out.nodes.get(node.id, 0.0)
+        _credit(out, node.memory_ids, value, node.name)
+        pattern = name_pattern(node)
+        if pattern is not None and value > 0:
+            out.names.append((pattern, value, node.name))
+    out.names.sort(key=lambda item: -item[1])
+    for e in edges.values():
+        a, b = out.nodes.get(e.source_id, 0.0), out.nodes.get(e.target_id, 0.0)
+        src = nodes.get(e.source_id)
+        dst = nodes.get(e.target_id)
+        label = f"{src.name if src else '?'} -{e.relation}-> {dst.name if dst else '?'}"
+        _credit(out, e.memory_ids, max(a, b), label)
+    return out
+
+
+def name_pattern(node: Node) -> re.Pattern[str] | None:
+    """A case-insensitive whole-word pattern for a node's name and aliases (names shorter
+    than :data:`MIN_NAME_CHARS` are left out: too many accidental matches)."""
+    names = sorted(
+        {n.strip() for n in (node.name, *node.aliases) if len(n.strip()) >= MIN_NAME_CHARS},
+        key=len,
+        reverse=True,
+    )
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def _capped(edges: Iterable[Edge], frontier: Sequence[str]) -> list[Edge]:
+    """At most MAX_FANOUT current edges per frontier node (heaviest first)."""
+    per: Counter[str] = Counter()
+    kept: list[Edge] = []
+    wanted = set(frontier)
+    for e in sorted(edges, key=lambda e: (-e.weight, e.id)):
+        if not e.is_current():
+            continue
+        ends = [n for n in (e.source_id, e.target_id) if n in wanted]
+        if ends and all(per[n] >= MAX_FANOUT for n in ends):
+            continue
+        per.update(ends)
+        kept.append(e)
+    return kept
+
+
+def _credit(out: Proximity, memory_ids: Iterable[str], value: float, via: str) -> None:
+    if value <= 0:
+        return
+    for mid in memory_ids:
+        if value > out.memories.get(mid, 0.0):
+            out.memories[mid] = value
+            out.via[mid] = via
+
+
+def boost(hits: Sequence[MemoryHit], near: Proximity, weight: float) -> list[MemoryHit]:
+    """Each hit's score plus ``weight`` times its proximity to the focus, best first.
+
+    A hit that gained says so in its channels ("focus") and its why.
+    """
+    out: list[MemoryHit] = []
+    for h in hits:
+        p, via = near.of(h.memory)
+        if p <= 0 or weight <= 0:
+            out.append(h)
+            continue
+        out.append(
+            replace(
+                h,
+                score=round(h.score + weight * p, 6),
+                channels=(*h.channels, "focus"),
+                why=f"{h.why}; focus: {via} ({p:.2f})",
+            )
+        )
+    return sorted(out, key=lambda h: -h.score)
+
+
+def infer_focus(recent: Sequence[Memory], candidates: Mapping[str, Sequence[Node]]) -> Focus:
+    """The nodes the session's recent memories mention most, as an inferred focus.
+
+    Args:
+        recent: the last few memories of the run (the caller picks how many,
+            ``RetrieveConfig.focus_recent``).
+        candidates: for each of them, nodes it may mention: those derived from it and those
+            whose names the store's text search matched.
+
+    A memory mentions a node when the node lists it as provenance or its text says the node's
+    name or an alias (whole words). A node counts when at least :data:`MIN_MENTIONS` of the
+    memories mention it; a hub (the speaker, mentioned everywhere) never counts. The most
+    mentioned come first, at most :data:`MAX_INFERRED`; none when nothing qualifies.
+    """
+    nodes: dict[str, Node] = {n.id: n for found in candidates.values() for n in found}
+    patterns = {nid: name_pattern(n) for nid, n in nodes.items()}
+    counts: Counter[str] = Counter()
+    for m in recent:
+        said = {
+            nid
+            for nid, n in nodes.items()
+            if m.id in n.memory_ids or ((p := patterns[nid]) is not None and p.search(m.text))
+        }
+        counts.update(said)
+    ranked = sorted(
+        (
+            nodes[nid]
+            for nid, c in counts.items()
+            if c >= MIN_MENTIONS and specificity(nodes[nid]) >= 1.0
+        ),
+        key=lambda n: (-counts[n.id], n.name),
+    )
+    return Focus(tuple(ranked[:MAX_INFERRED]), inferred=True) if ranked else Focus()
