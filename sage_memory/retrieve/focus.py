@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds
 from sage_memory.types import Edge, Memory, MemoryHit, Node, Scope, replace
+from sage_memory.words import QUERY_STOPWORDS as STOPWORDS
 
 #: Link score of a focus node when it joins the query's seeds (a name the query itself says
 #: scores 1.0; the focus counts, but less than what is asked).
@@ -41,6 +42,9 @@ MAX_NODES = 200
 MAX_FANOUT = 50
 #: Shortest node name matched in a memory's text.
 MIN_NAME_CHARS = 3
+#: Proximity of a memory that names a focus node by a word of its name that names it alone.
+SHORT_NAME = 0.8
+_WORD = re.compile(r"\w+")
 #: Inference: a node must be mentioned by at least this many of the recent memories.
 MIN_MENTIONS = 2
 #: Inference: at most this many nodes are taken as the inferred focus.
@@ -138,6 +142,10 @@ def proximity(
         pattern = name_pattern(node)
         if pattern is not None and value > 0:
             out.names.append((pattern, value, node.name))
+    for n in focus.nodes:
+        short = short_name_pattern(store, part, n)
+        if short is not None:
+            out.names.append((short, SHORT_NAME, f"{n.name} (by its short name)"))
     out.names.sort(key=lambda item: -item[1])
     for e in edges.values():
         a, b = out.nodes.get(e.source_id, 0.0), out.nodes.get(e.target_id, 0.0)
@@ -159,6 +167,29 @@ def name_pattern(node: Node) -> re.Pattern[str] | None:
     if not names:
         return None
     alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def short_name_pattern(store: GraphReader, part: Scope, node: Node) -> re.Pattern[str] | None:
+    """A pattern for the words of a focus node's name that name it alone.
+
+    "Project Osprey" is often just "Osprey": a capitalised word of the name (three letters or
+    more, not a stopword) counts when no other node of the partition has it in its name (one
+    bounded text search per word), so "Project", shared by every project, never does.
+    """
+    words: list[str] = []
+    for word in _WORD.findall(node.name):
+        if len(word) < MIN_NAME_CHARS or not word[0].isupper() or word.casefold() in STOPWORDS:
+            continue
+        if word.casefold() == node.name.casefold():
+            return None  # a one-word name is matched whole already
+        others = [i for i, _ in store.search_text(part, word, entity="node", limit=5)]
+        if any(i != node.id for i in others):
+            continue
+        words.append(word)
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in words)
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
