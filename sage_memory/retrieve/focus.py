@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds
-from sage_memory.types import Edge, Memory, MemoryHit, Node, Scope, replace
+from sage_memory.types import Edge, EdgeHit, Memory, MemoryHit, Node, Scope, replace
 from sage_memory.words import QUERY_STOPWORDS as STOPWORDS
 
 #: Link score of a focus node when it joins the query's seeds (a name the query itself says
@@ -238,6 +238,28 @@ def boost(hits: Sequence[MemoryHit], near: Proximity, weight: float) -> list[Mem
             )
         )
     return sorted(out, key=lambda h: -h.score)
+
+
+def boost_edges(
+    edges: Sequence[EdgeHit], near: Proximity, hits: Sequence[MemoryHit], weight: float
+) -> list[EdgeHit]:
+    """Facts near the focus first: each fact's score plus ``weight`` times the proximity of
+    its nearer end, or of the nearest memory behind it (among the search's memory hits and
+    the focus neighbourhood's provenance). Ties keep their order."""
+    if weight <= 0:
+        return list(edges)
+    by_hit = {h.id: near.of(h.memory)[0] for h in hits}
+    scored: list[tuple[float, int, EdgeHit]] = []
+    for i, h in enumerate(edges):
+        e = h.edge
+        p = max(
+            near.nodes.get(e.source_id, 0.0),
+            near.nodes.get(e.target_id, 0.0),
+            *(max(by_hit.get(m, 0.0), near.memories.get(m, 0.0)) for m in e.memory_ids),
+        )
+        hit = replace(h, score=round(h.score + weight * p, 6)) if p > 0 else h
+        scored.append((-hit.score, i, hit))
+    return [h for _, _, h in sorted(scored, key=lambda t: (t[0], t[1]))]
 
 
 def infer_focus(recent: Sequence[Memory], candidates: Mapping[str, Sequence[Node]]) -> Focus:

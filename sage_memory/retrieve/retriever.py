@@ -146,9 +146,14 @@ class Retriever:
         ask = Ask(store, scope, plan, qvec, w, self._width(limit, focus, kind, rerank), as_of, now)
         graph = gather(ask, words, self.index, self.config)
         hits = rank_memories(ask, dense, words.memories, graph, self.config)
-        hits, outcome = self._refine(query, store, scope, hits, focus, kind, rerank, limit)
+        near = None
+        if focus is not None:
+            near = fc.proximity(store, scope.partition, focus, hops=self.config.focus_hops)
+        hits, outcome = self._refine(query, hits, near, kind, rerank, limit)
         view = structure_view(store, scope.partition, plan, graph.linked, as_of)
         edge_hits = self._edge_hits(graph, view, limit)
+        if near is not None:
+            edge_hits = fc.boost_edges(edge_hits, near, hits, self.config.focus_weight)
         node_hits = self._node_hits(graph, view, limit)
         core = [h for h in edge_hits if graph.relevant.get(h.edge.id, True)]
         past = [h for h in edge_hits if not graph.relevant.get(h.edge.id, True)]
@@ -196,17 +201,14 @@ class Retriever:
     def _refine(
         self,
         query: str,
-        store: GraphReader,
-        scope: Scope,
         hits: list[MemoryHit],
-        focus: fc.Focus | None,
+        near: fc.Proximity | None,
         kind: MemoryKind | None,
         rerank: ChatModel | None,
         limit: int,
     ) -> tuple[list[MemoryHit], RerankOutcome | None]:
         """Focus boost, kind filter or preference, then the LLM rerank; cut to ``limit``."""
-        if focus is not None:
-            near = fc.proximity(store, scope.partition, focus, hops=self.config.focus_hops)
+        if near is not None:
             hits = fc.boost(hits, near, self.config.focus_weight)
         hits = kinds.prefer(hits, kind, query)
         outcome = None

@@ -318,3 +318,16 @@ def test_langchain_embeddings_as_embedder(tmp_path: Path) -> None:
         mem.add("Alice prefers green tea.", user_id="alice", infer=False)
         assert mem.search("green tea", user_id="alice").memories[0].text.startswith("Alice")
         assert mem.stats()["embedder"] == "fake-24:24"
+
+
+def test_chain_memory_focus_option(memory: SageMemory) -> None:
+    from support import leads, seed_twins
+
+    seed_twins(memory)
+    question = {"input": "what does the release step wait for?"}
+    for project, first, second in (
+        ("Project Osprey", "load test", "translation review"),
+        ("Project Kestrel", "translation review", "load test"),
+    ):
+        chat = SageConversationMemory(sage=memory, user_id="alice", focus=project)
+        assert leads(chat.load_memory_variables(question)["history"], first, second)
