@@ -12,7 +12,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[2]
 
-K, O = "Project Kestrel", "Project Osprey"
+KESTREL, OSPREY = "Project Kestrel", "Project Osprey"
 WORLD = {
     "worlds": [
         {
@@ -28,9 +28,9 @@ WORLD = {
                 {
                     "question": "what does the release step wait for?",
                     "foci": [
-                        {"focus": K, "must_include": ["translation review"],
+                        {"focus": KESTREL, "must_include": ["translation review"],
                          "must_not_lead": ["load test"]},
-                        {"focus": O, "must_include": ["load test"],
+                        {"focus": OSPREY, "must_include": ["load test"],
                          "must_not_lead": ["translation review"]},
                     ],
                 },
