@@ -12,13 +12,15 @@ Three ways a search gets its focus, first one wins:
    (:func:`sage_memory.retrieve.focus.infer_focus`). ``focus=()`` switches inference off for
    one search.
 
-A name that matches no node is ignored (the project may have no memories yet); the result's
-``focus`` lists the nodes actually used.
+A name that matches no node still counts as text: memories that say it, and the sessions
+they were said in, are near the focus. The result's ``focus`` lists the node names and text
+terms used.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ from sage_memory.engine.lookup import Lookup
 from sage_memory.errors import NotFoundError, ValidationError
 from sage_memory.retrieve.focus import Focus, infer_focus
 from sage_memory.types import Node, Scope
+from sage_memory.words import QUERY_STOPWORDS
 
 #: Nodes the text search proposes per recent memory when a focus is inferred.
 INFER_NODES = 10
@@ -82,16 +85,43 @@ def block_focus(ctx: EngineContext, scope: Scope) -> tuple[str, ...] | None:
     return None
 
 
-def resolve(lookup: Lookup, names: Sequence[str], scope: Scope) -> Focus:
-    """The nodes ``names`` name in ``scope`` (unknown names are skipped)."""
+def resolve(ctx: EngineContext, lookup: Lookup, names: Sequence[str], scope: Scope) -> Focus:
+    """The nodes ``names`` name in ``scope``; a name that names no node stays a text term.
+
+    A name matches a node by id, exact name or alias, or else a node the text search finds
+    whose name's words and the focus's words are one within the other ("Osprey" and
+    "Project Osprey"): never a node that merely shares a word ("Project Kestrel" is not
+    "Project Osprey").
+    """
     nodes: dict[str, Node] = {}
+    terms: list[str] = []
     for name in names:
         try:
-            node = lookup.find_node(name, scope)
+            node = lookup.find_node(name, scope, exact=True)
         except NotFoundError:
-            continue
-        nodes.setdefault(node.id, node)
-    return Focus(tuple(nodes.values()))
+            node = _contained(ctx, scope, name)
+        if node is None:
+            terms.append(name.strip())
+        else:
+            nodes.setdefault(node.id, node)
+    return Focus(tuple(nodes.values()), terms=tuple(dict.fromkeys(terms)))
+
+
+def _contained(ctx: EngineContext, scope: Scope, name: str) -> Node | None:
+    words = _words(name)
+    if not words:
+        return None
+    part = scope.partition
+    found = ctx.store.search_text(part, name, entity="node", limit=5)
+    for node in ctx.store.get_nodes(part, [i for i, _ in found]):
+        other = _words(node.name)
+        if other and (other <= words or words <= other):
+            return node
+    return None
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", text.casefold()) if w not in QUERY_STOPWORDS}
 
 
 def infer(ctx: EngineContext, scope: Scope) -> Focus:
@@ -119,5 +149,7 @@ def search_focus(ctx: EngineContext, lookup: Lookup, focus: FocusArg, scope: Sco
         names = block_focus(ctx, scope)
     if names is None:
         inferred = infer(ctx, scope)
-        return inferred if inferred.nodes else None
-    return resolve(lookup, names, scope) if names else None
+        return inferred if inferred else None
+    if not names:
+        return None
+    return resolve(ctx, lookup, names, scope)

@@ -5,11 +5,14 @@ A focus is one or more nodes. It acts on a search twice:
 - **seed**: the focus nodes join the query's linked nodes as extra seeds of the graph walk,
   with :data:`FOCUS_SEED` as their link score, so the walk spends part of its mass around them;
 - **boost**: every candidate memory gets ``focus_weight * proximity``, where proximity is 1 for
-  a memory behind a focus node (its provenance), ``HOP_DECAY ** h`` for a memory behind a node
-  ``h`` facts away (at most ``RetrieveConfig.focus_hops``), and, for a fact, the proximity of
-  its nearer end. A hub (a node many memories support, such as the speaker) passes on
-  proximity in proportion to how specific it is, and the walk does not go through it: twin
-  projects that share only "the user" stay apart.
+  a memory behind a focus node (its provenance) or naming it, :data:`SHORT_NAME` for one that
+  names it by a word of its name no other node has ("Osprey" for "Project Osprey"),
+  ``HOP_DECAY ** h`` for a memory behind (or naming) a node ``h`` facts away (at most
+  ``RetrieveConfig.focus_hops``), :data:`SESSION` for a memory said in a session (run) where
+  the focus was mentioned, and, for a fact, the proximity of its nearer end. A hub (a node
+  many memories support, such as the speaker) passes on proximity in proportion to how
+  specific it is, and the walk does not go through it: twin projects that share only "the
+  user" stay apart.
 
 When no focus is given, one can be inferred from the session: the nodes the last few memories
 of the same run mention most (:func:`infer_focus`). Everything here reads a bounded
@@ -45,6 +48,10 @@ MIN_NAME_CHARS = 3
 #: Proximity of a memory that names a focus node by a word of its name that names it alone.
 SHORT_NAME = 0.8
 _WORD = re.compile(r"\w+")
+#: Proximity of a memory said in a session (run) where the focus node was mentioned.
+SESSION = 0.5
+#: Memories of the focus nodes read to find their sessions (the latest ones).
+MAX_SESSION_READS = 100
 #: Inference: a node must be mentioned by at least this many of the recent memories.
 MIN_MENTIONS = 2
 #: Inference: at most this many nodes are taken as the inferred focus.
@@ -58,14 +65,20 @@ class Focus:
     Attributes:
         nodes: the focus nodes.
         inferred: True when the focus came from the session's recent memories.
+        terms: focus names that matched no node: they still count as text (memories that say
+            them, and the sessions those were said in).
     """
 
     nodes: tuple[Node, ...] = ()
     inferred: bool = False
+    terms: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(n.name for n in self.nodes)
+        return (*(n.name for n in self.nodes), *self.terms)
+
+    def __bool__(self) -> bool:
+        return bool(self.nodes or self.terms)
 
 
 def with_seeds(words: WordSeeds, focus: Focus) -> WordSeeds:
@@ -86,13 +99,19 @@ class Proximity:
     via: dict[str, str] = field(default_factory=dict)
     # names of the focus-near nodes, for memories that say a name without an extracted fact
     names: list[tuple[re.Pattern[str], float, str]] = field(default_factory=list)
+    # the sessions (run ids) in which the focus nodes were mentioned
+    runs: frozenset[str] = frozenset()
 
     def of(self, memory: Memory) -> tuple[float, str]:
-        """A memory's proximity and why: by provenance, or by naming a focus-near node."""
+        """A memory's proximity and why: by provenance, by naming a focus-near node, or by
+        being said in a session where the focus was mentioned."""
         best, via = self.memories.get(memory.id, 0.0), self.via.get(memory.id, "")
         for pattern, value, name in self.names:
             if value > best and pattern.search(memory.text):
                 best, via = value, f"names {name}"
+        run = memory.scope.run_id
+        if best < SESSION and run is not None and run in self.runs:
+            best, via = SESSION, f"said in a session about the focus ({run})"
         return best, via
 
 
@@ -142,10 +161,27 @@ def proximity(
         pattern = name_pattern(node)
         if pattern is not None and value > 0:
             out.names.append((pattern, value, node.name))
-    for n in focus.nodes:
-        short = short_name_pattern(store, part, n)
+    said = [m for n in focus.nodes for m in n.memory_ids]
+    named: list[tuple[str, str | None]] = [(n.name, n.id) for n in focus.nodes]
+    named += [(t, None) for t in focus.terms]
+    for term in focus.terms:
+        pattern = phrase_pattern([term])
+        if pattern is not None:
+            out.names.append((pattern, 1.0, term))
+    # Memories that say a focus name (not only those an extractor tied to its node) show
+    # which sessions were about it: one bounded text search per name.
+    for name, _ in named:
+        pattern = phrase_pattern([name])
+        if pattern is None:
+            continue
+        found = store.search_text(part, name, entity="memory", limit=MAX_SESSION_READS)
+        texts = store.get_memories(part, [i for i, _ in found])
+        said += [m.id for m in texts if pattern.search(m.text)]
+    out.runs = _sessions(store, part, said)
+    for name, node_id in named:
+        short = short_name_pattern(store, part, name, node_id)
         if short is not None:
-            out.names.append((short, SHORT_NAME, f"{n.name} (by its short name)"))
+            out.names.append((short, SHORT_NAME, f"{name} (by its short name)"))
     out.names.sort(key=lambda item: -item[1])
     for e in edges.values():
         a, b = out.nodes.get(e.source_id, 0.0), out.nodes.get(e.target_id, 0.0)
@@ -159,37 +195,50 @@ def proximity(
 def name_pattern(node: Node) -> re.Pattern[str] | None:
     """A case-insensitive whole-word pattern for a node's name and aliases (names shorter
     than :data:`MIN_NAME_CHARS` are left out: too many accidental matches)."""
-    names = sorted(
-        {n.strip() for n in (node.name, *node.aliases) if len(n.strip()) >= MIN_NAME_CHARS},
-        key=len,
-        reverse=True,
+    return phrase_pattern((node.name, *node.aliases))
+
+
+def _sessions(store: GraphReader, part: Scope, said: Sequence[str]) -> frozenset[str]:
+    """The runs of the memories that state the focus (at most :data:`MAX_SESSION_READS` read):
+    a session that talks about the focus is about it in its other turns too, even those that
+    say only "we" or "it"."""
+    ids = list(dict.fromkeys(said))[-MAX_SESSION_READS:]
+    if not ids:
+        return frozenset()
+    return frozenset(
+        m.scope.run_id for m in store.get_memories(part, ids) if m.scope.run_id is not None
     )
-    if not names:
-        return None
-    alternatives = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
-def short_name_pattern(store: GraphReader, part: Scope, node: Node) -> re.Pattern[str] | None:
-    """A pattern for the words of a focus node's name that name it alone.
+def short_name_pattern(
+    store: GraphReader, part: Scope, name: str, node_id: str | None
+) -> re.Pattern[str] | None:
+    """A pattern for the words of a focus name that name it alone.
 
     "Project Osprey" is often just "Osprey": a capitalised word of the name (three letters or
     more, not a stopword) counts when no other node of the partition has it in its name (one
     bounded text search per word), so "Project", shared by every project, never does.
+    ``node_id`` is the focus's own node (None for a focus given as text only).
     """
     words: list[str] = []
-    for word in _WORD.findall(node.name):
+    for word in _WORD.findall(name):
         if len(word) < MIN_NAME_CHARS or not word[0].isupper() or word.casefold() in STOPWORDS:
             continue
-        if word.casefold() == node.name.casefold():
+        if word.casefold() == name.casefold():
             return None  # a one-word name is matched whole already
         others = [i for i, _ in store.search_text(part, word, entity="node", limit=5)]
-        if any(i != node.id for i in others):
+        if any(i != node_id for i in others):
             continue
         words.append(word)
-    if not words:
+    return phrase_pattern(words)
+
+
+def phrase_pattern(phrases: Iterable[str]) -> re.Pattern[str] | None:
+    """A case-insensitive whole-word pattern for any of ``phrases`` (None for none)."""
+    kept = sorted({p.strip() for p in phrases if len(p.strip()) >= MIN_NAME_CHARS}, key=len)
+    if not kept:
         return None
-    alternatives = "|".join(re.escape(w) for w in words)
+    alternatives = "|".join(re.escape(p) for p in reversed(kept))
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 

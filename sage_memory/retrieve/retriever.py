@@ -140,7 +140,7 @@ class Retriever:
             dense = dense_seeds(self.index, scope, qvec, k=k)
         finally:
             words = pending.result()
-        focus = focus if focus is not None and focus.nodes else None
+        focus = focus if focus else None
         if focus is not None:
             words = fc.with_seeds(words, focus)
         ask = Ask(store, scope, plan, qvec, w, self._width(limit, focus, kind, rerank), as_of, now)

@@ -66,7 +66,9 @@ def test_focus_by_list_and_by_node_id(mem: SageMemory) -> None:
     node = mem.find_node("Project Osprey", user_id=U)
     assert "load test" in lead(mem, focus=[node.id])
     res = mem.search(QUESTION, user_id=U, focus=["Project Kestrel", "no such project"])
-    assert res.focus == ("Project Kestrel",)  # an unknown name is skipped
+    assert res.focus == ("Project Kestrel", "no such project")  # the unknown one as text
+    # a name that shares only a word with a node is not that node
+    assert "Project Heron" in mem.search(QUESTION, user_id=U, focus="Project Heron").focus
 
 
 def test_no_focus_leaves_the_search_as_it_was(mem: SageMemory) -> None:
@@ -233,3 +235,19 @@ def test_infer_focus_needs_repeated_specific_mentions() -> None:
     got = infer_focus(recent, cands)
     assert got.inferred and [n.name for n in got.nodes] == ["Osprey"]
     assert infer_focus(recent[2:], cands) == Focus()
+
+
+def test_focus_reaches_the_unnamed_turns_of_its_sessions(tmp_path: Path) -> None:
+    mem = open_mem("memory", tmp_path)
+    try:
+        # each project discussed in a session of its own; the answers never name the project
+        mem.add("Project Kestrel kickoff notes.", user_id=U, run_id="k")
+        mem.add("The release step waits for the translation review.", user_id=U, run_id="k")
+        mem.add("Project Osprey kickoff notes.", user_id=U, run_id="o")
+        mem.add("The release step waits for the load test.", user_id=U, run_id="o")
+        for project, detail in (("Project Kestrel", "translation"), ("Project Osprey", "load")):
+            res = mem.search(QUESTION, user_id=U, focus=project, limit=3)
+            assert detail in res.memories[0].text
+            assert "said in a session about the focus" in res.memories[0].why
+    finally:
+        mem.close()
