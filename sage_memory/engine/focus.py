@@ -96,6 +96,7 @@ def resolve(ctx: EngineContext, lookup: Lookup, names: Sequence[str], scope: Sco
     nodes: dict[str, Node] = {}
     terms: list[str] = []
     for name in names:
+        node: Node | None
         try:
             node = lookup.find_node(name, scope, exact=True)
         except NotFoundError:

@@ -174,8 +174,8 @@ def proximity(
         pattern = phrase_pattern([name])
         if pattern is None:
             continue
-        found = store.search_text(part, name, entity="memory", limit=MAX_SESSION_READS)
-        texts = store.get_memories(part, [i for i, _ in found])
+        hits = store.search_text(part, name, entity="memory", limit=MAX_SESSION_READS)
+        texts = store.get_memories(part, [mid for mid, _ in hits])
         said += [m.id for m in texts if pattern.search(m.text)]
     out.runs = _sessions(store, part, said)
     for name, node_id in named:
