@@ -1,6 +1,7 @@
 """Kinds that matter: knowledge and experience memories, told apart in a search.
 
-- ``search(..., kind="experience")`` (or ``"knowledge"``) keeps only memories of that kind;
+- ``search(..., kind="experience")`` (or ``"knowledge"``) keeps only memories of that kind,
+  and only the facts a memory of that kind supports;
 - a question about what was done before ("how did we ... last time", "what happened when I
   tried ...") prefers experience memories: they get :data:`EXPERIENCE_BONUS` on their score.
   The cues are data (:data:`EXPERIENCE_CUES`, regular expressions over the lowered query), not
@@ -15,7 +16,8 @@ import re
 from collections.abc import Sequence
 
 from sage_memory.errors import ValidationError
-from sage_memory.types import MemoryHit, MemoryKind, replace
+from sage_memory.retrieve.reader import GraphReader
+from sage_memory.types import EdgeHit, MemoryHit, MemoryKind, Scope, replace
 
 KINDS: tuple[MemoryKind, ...] = ("knowledge", "experience")
 
@@ -37,6 +39,8 @@ _CUES = tuple(re.compile(c) for c in EXPERIENCE_CUES)
 
 #: Added to an experience memory's score when the query asks about past doing.
 EXPERIENCE_BONUS = 0.15
+#: Provenance memories read per fact to tell its kind.
+PROVENANCE_READ = 5
 #: The mark an experience line carries in the packed context.
 EXPERIENCE_MARK = "(experience)"
 
@@ -80,6 +84,18 @@ def prefer(hits: Sequence[MemoryHit], kind: MemoryKind | None, query: str) -> li
         for h in hits
     ]
     return sorted(lifted, key=lambda h: -h.score)
+
+
+def keep_edges(
+    edges: Sequence[EdgeHit], kind: MemoryKind | None, store: GraphReader, scope: Scope
+) -> list[EdgeHit]:
+    """With a kind, only the facts that a memory of that kind supports (the last
+    :data:`PROVENANCE_READ` memories of each fact are read); without, all of them."""
+    if kind is None or not edges:
+        return list(edges)
+    ids = list(dict.fromkeys(m for h in edges for m in h.edge.memory_ids[-PROVENANCE_READ:]))
+    of_kind = {m.id for m in store.get_memories(scope, ids) if m.kind == kind}
+    return [h for h in edges if not of_kind.isdisjoint(h.edge.memory_ids[-PROVENANCE_READ:])]
 
 
 def label(line: str, hit: MemoryHit) -> str:

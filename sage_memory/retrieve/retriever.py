@@ -154,6 +154,7 @@ class Retriever:
         edge_hits = self._edge_hits(graph, view, limit)
         if near is not None:
             edge_hits = fc.boost_edges(edge_hits, near, hits, self.config.focus_weight)
+        edge_hits = kinds.keep_edges(edge_hits, kind, store, scope)
         node_hits = self._node_hits(graph, view, limit)
         core = [h for h in edge_hits if graph.relevant.get(h.edge.id, True)]
         past = [h for h in edge_hits if not graph.relevant.get(h.edge.id, True)]

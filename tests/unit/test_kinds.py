@@ -96,8 +96,13 @@ def test_add_experience_rejects_bad_records(
 def test_kind_filter(mem: SageMemory) -> None:
     exp = mem.search("orders table backup", user_id=U, kind="experience")
     assert exp.memories and {h.memory.kind for h in exp.memories} == {"experience"}
+    assert exp.edges and all(
+        "restore the orders table" in h.source_name for h in exp.edges
+    )  # only facts an experience supports
     know = mem.search("orders table backup", user_id=U, kind="knowledge")
     assert know.memories and {h.memory.kind for h in know.memories} == {"knowledge"}
+    assert all(h.edge.attributes.get("role") != "lesson" for h in know.edges)
+    assert "pg_restore" not in know.context
     with pytest.raises(ValidationError, match="kind="):
         mem.search("orders", user_id=U, kind="facts")  # type: ignore[arg-type]
 
