@@ -44,7 +44,8 @@ from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
 from sage_memory.schema import Schema
-from sage_memory.store.base import GraphStore
+from sage_memory.store.base import EvolvingStore, GraphStore
+from sage_memory.store.local_evolver import with_evolver_state
 from sage_memory.types import (
     AddResult,
     Change,
@@ -120,7 +121,8 @@ class SageMemory:
         self._schedule: Schedule | None = None
         opened: list[Any] = []  # closed again when building a later part fails
         try:
-            own_store = store or wiring.default_store(folder)
+            # A store without the evolver-state port gets a process-local one.
+            own_store = with_evolver_state(store or wiring.default_store(folder))
             opened.append(own_store)
             own_embedder = make_embedder(embedder or config.embedder)
             own_index = index or wiring.default_index(config, folder)
@@ -190,7 +192,7 @@ class SageMemory:
     # -- the wiring, readable (and replaceable, as tests do with the extractor) ------------
     config: ContextField[SageConfig] = ContextField("The :class:`SageConfig` in use.")
     path: ContextField[Path | None] = ContextField("The memory folder; None: in memory.")
-    store: ContextField[GraphStore] = ContextField("The graph store (the source of truth).")
+    store: ContextField[EvolvingStore] = ContextField("The graph store (the source of truth).")
     index: ContextField[VectorIndex] = ContextField("The vector index (derived).")
     embedder: ContextField[Embedder] = ContextField("The embedder of texts and names.")
     llm: ContextField[ChatModel | None] = ContextField("The chat model, or None.")

@@ -6,7 +6,6 @@ add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -165,9 +164,7 @@ class WritePath:
         ctx.ingestor.prepare(deltas)
         # A store shared by processes (PostgreSQL) also locks the partition across processes:
         # entity resolution and single-valued relations read what is stored, then write.
-        scope_lock = getattr(ctx.store, "scope_lock", None)
-        cross = scope_lock(scope.partition.key) if scope_lock else contextlib.nullcontext()
-        with ctx.writing(), cross:
+        with ctx.writing(scope.partition.key):
             uow = UnitOfWork(ctx.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []
             for memory, vec, delta in zip(memories, vectors, deltas, strict=True):
@@ -282,7 +279,7 @@ class WritePath:
         )
         vec = ctx.embedder.embed([memory.text])
         delta = self._extract([memory], vec)[0] if infer else None
-        with ctx.writing():
+        with ctx.writing(old.scope.partition.key):
             # A delete or another update may have landed during extraction: plan against the
             # stored row, and never bring a deleted memory back.
             stored = ctx.store.get_memories(old.scope, [old.id])
@@ -323,7 +320,7 @@ class WritePath:
         scope = required(asked)
         # Under the write lock throughout: a concurrent add must land wholly before or after,
         # never between the listing and the collection drop (its vector would be dropped).
-        with ctx.lock:
+        with ctx.writing(scope.partition.key):
             whole = scope.run_id is None or scope.partition.run_id is not None
             if whole:  # the index first, for the reason given in _forget
                 for entity in ("memory", "node"):
@@ -353,7 +350,7 @@ class WritePath:
     def _forget(self, memories: Sequence[Memory]) -> None:
         ctx = self.ctx
         now = ctx.now()
-        with ctx.lock:
+        with ctx.writing(*(m.scope.partition.key for m in memories)):
             stale = self._removed_earlier(memories)  # before the journal forgets the memories
             uow = UnitOfWork(ctx.store, Batch("user", "delete", now))
             for memory in memories:

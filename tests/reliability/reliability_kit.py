@@ -6,6 +6,11 @@
 - :func:`graph_problems`: the structural invariants a memory folder must keep after any fault.
 - :func:`sqlite_problems`: SQLite's own integrity checks, FTS5 included.
 - :func:`scan_folder`: raw-byte search of every file under a folder (deletion checks).
+- Server mode: :func:`open_memory` also takes a ``postgresql://`` URL (:func:`fresh_url` makes
+  one with a schema of its own), :func:`journal_problems` checks that every row is the end of
+  an unbroken journal chain (no partial unit of work), and :func:`postgres_leaks` is the
+  server's :func:`scan_folder`: every table's rows, then the raw table and index files after
+  ``VACUUM FULL``.
 """
 
 from __future__ import annotations
@@ -52,13 +57,100 @@ class NameExtractor:
         return [self.extract(m, c) for m, c in items]
 
 
+def is_url(where: object) -> bool:
+    """True for a PostgreSQL URL (server mode), False for a folder or None."""
+    return isinstance(where, str) and where.startswith(("postgresql://", "postgres://"))
+
+
+def fresh_url(postgres_url: str) -> str:
+    """``postgres_url`` with a new schema of its own: an empty memory on the test server."""
+    import uuid
+
+    sep = "&" if "?" in postgres_url else "?"
+    return f"{postgres_url}{sep}schema=r_{uuid.uuid4().hex[:12]}"
+
+
 def open_memory(path: str | os.PathLike[str] | None, **kwargs: Any) -> Any:
-    """A SageMemory with the hashing embedder and :class:`NameExtractor` (fast, offline)."""
+    """A SageMemory with the hashing embedder and :class:`NameExtractor` (fast, offline) in a
+    folder, in memory (None) or on PostgreSQL (a ``postgresql://`` URL)."""
     from sage_memory import SageMemory
 
     kwargs.setdefault("embedder", "hashing")
     kwargs.setdefault("extractor", NameExtractor())
+    if is_url(path):
+        return SageMemory(url=str(path), **kwargs)
     return SageMemory(path, **kwargs)
+
+
+def journal_problems(mem: Any) -> list[str]:
+    """Every row must be where its journal leads: each change starts from the state the
+    previous one left, and the last one is the stored row. A unit of work applied in part (a
+    row without its journal entry, or a journal entry without its row) breaks this."""
+    from sage_memory.codec import record_from_dict
+
+    problems: list[str] = []
+    store = mem.store
+    for part in store.partitions():
+        rows = [*store.list_memories(part, include_archived=True), *store.list_nodes(part)]
+        rows += store.list_edges(part)
+        for row in rows:
+            chain = [c for _, c in store.journal(entity_id=row.id)]
+            if not chain:
+                problems.append(f"{row.id}: stored without a journal entry")
+                continue
+            for earlier, later in itertools.pairwise(chain):
+                if later.before != earlier.after:
+                    problems.append(f"{row.id}: change {later.id} does not follow {earlier.id}")
+            last = chain[-1]
+            if last.after is None or record_from_dict(last.entity, last.after) != row:
+                problems.append(f"{row.id}: the stored row is not the journal's last state")
+    return problems
+
+
+def postgres_leaks(url: str, needles: Sequence[bytes]) -> list[str]:
+    """Where ``needles`` still are on the server for the memory at ``url``: any row of any
+    table of its schema (read as text), then, after ``VACUUM FULL`` rewrote the tables and
+    their indexes, the raw bytes of every table, TOAST and index file of the schema (when the
+    server's data folder is on this machine). The WAL and the server's backups are the
+    operator's retention, as the README says."""
+    import psycopg
+
+    from sage_memory.postgres import split_schema
+
+    plain, schema = split_schema(url)
+    found: list[str] = []
+    with psycopg.connect(plain, autocommit=True) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,)
+            ).fetchall()
+        ]
+        for table in tables:
+            rows = conn.execute(f'SELECT t::text FROM "{schema}"."{table}" t').fetchall()
+            blob = "\n".join(r[0] for r in rows).encode("utf-8", "replace").lower()
+            found += [f"{n!r} in table {table}" for n in needles if n.lower() in blob]
+        for table in tables:
+            conn.execute(f'VACUUM FULL "{schema}"."{table}"')
+        files = conn.execute(
+            "WITH mine AS (SELECT c.oid, c.reltoastrelid FROM pg_class c JOIN pg_namespace n"
+            " ON n.oid = c.relnamespace WHERE n.nspname = %s),"
+            " toast AS (SELECT reltoastrelid AS oid FROM mine WHERE reltoastrelid <> 0),"
+            " toast_index AS (SELECT indexrelid AS oid FROM pg_index"
+            " WHERE indrelid IN (SELECT oid FROM toast))"
+            " SELECT current_setting('data_directory') || '/' || pg_relation_filepath(oid)"
+            " FROM (SELECT oid FROM mine UNION SELECT oid FROM toast"
+            " UNION SELECT oid FROM toast_index) o WHERE pg_relation_filepath(oid) IS NOT NULL",
+            (schema,),
+        ).fetchall()
+    for (name,) in files:
+        path = Path(name)
+        if not path.exists():
+            return found  # a server elsewhere: the row check above is what can be seen
+        for segment in path.parent.glob(path.name + "*"):  # forks and 1 GB segments
+            data = segment.read_bytes()
+            found += [f"{n!r} in file {segment.name}" for n in needles if n in data]
+    return found
 
 
 def graph_problems(mem: Any) -> list[str]:
@@ -165,7 +257,7 @@ def _env() -> dict[str, str]:
 
 
 def kill_writer(
-    folder: Path,
+    folder: Path | str,
     *,
     seed: int,
     kill_after_acks: int,
@@ -226,7 +318,7 @@ def kill_writer(
 
 
 def verify_folder(
-    folder: Path,
+    folder: Path | str,
     acked: dict[str, tuple[str, str]],
     deleted: dict[str, str],
     attempted: set[str] | frozenset[str] = frozenset(),
@@ -269,9 +361,12 @@ def verify_folder(
         probe = mem.add(f"{token} Person1 met Person2", user_id="alice")
         if probe.memory_id not in {h.id for h in mem.search(token, user_id="alice")}:
             problems.append("a write after recovery is not searchable")
+        if is_url(folder):
+            problems.extend(journal_problems(mem))
     finally:
         mem.close()
-    problems.extend(sqlite_problems(folder / "sage.db"))
+    if not is_url(folder):
+        problems.extend(sqlite_problems(folder / "sage.db"))
     return found, problems
 
 
@@ -534,3 +629,13 @@ def deletion_leaks(folder: Path, seed: int) -> tuple[int, list[str]]:
     needles.append(victim.encode())
     leaks += [f"{needle!r} in {path}" for needle, path in scan_folder(folder, needles)]
     return len(markers) + 1, leaks
+
+
+def location(where: str, tmp_path: Path, request: Any) -> Any:
+    """What :func:`open_memory` takes for a backend name: None ("memory"), a folder
+    ("folder") or a fresh PostgreSQL memory ("postgres", on the session's test server)."""
+    if where == "memory":
+        return None
+    if where == "postgres":
+        return fresh_url(request.getfixturevalue("postgres_url"))
+    return tmp_path / "mem"

@@ -8,6 +8,10 @@ What Chroma keeps: we give Chroma ids and vectors only, never documents, so text
 its files. A deleted memory's *vector* may linger in Chroma's operation log and HNSW file
 (logically deleted, never returned) until Chroma compacts; ``delete_all`` drops the whole
 partition's collections, and with them those files.
+
+On PostgreSQL (server mode) the same tests read every row of every table of the memory's
+schema, then run ``VACUUM FULL`` and scan the raw table, TOAST and index files
+(``reliability_kit.postgres_leaks``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,15 @@ import uuid
 from pathlib import Path
 
 import pytest
-from reliability_kit import graph_problems, open_memory, scan_folder, sqlite_problems
+from reliability_kit import (
+    graph_problems,
+    is_url,
+    location,
+    open_memory,
+    postgres_leaks,
+    scan_folder,
+    sqlite_problems,
+)
 
 from sage_memory.errors import NotFoundError
 from sage_memory.index.base import collection_name
@@ -33,6 +45,15 @@ def _markers() -> tuple[str, str]:
     return f"zqxword{tag}", f"Zqxname{tag}"
 
 
+def _leaks(where: Path | str, needles: list[bytes]) -> list[str]:
+    """Where the needles still are: the folder's files, or the server's rows and files."""
+    if is_url(where):
+        return postgres_leaks(str(where), needles)
+    assert isinstance(where, Path)
+    assert sqlite_problems(where / "sage.db") == []
+    return [f"{needle} in {path}" for needle, path in scan_folder(where, needles)]
+
+
 def _needles(*texts: str) -> list[bytes]:
     out: list[bytes] = []
     for t in texts:
@@ -46,8 +67,11 @@ def _background(mem: object, user: str, n: int = 60) -> None:
     )
 
 
-def test_delete_removes_memory_and_what_only_it_supports(tmp_path: Path) -> None:
-    folder = tmp_path / "mem"
+@pytest.mark.parametrize("where", ["folder", "postgres"])
+def test_delete_removes_memory_and_what_only_it_supports(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
+    folder = location(where, tmp_path, request)
     word, name = _markers()
     with open_memory(folder) as mem:
         _background(mem, "alice")
@@ -75,12 +99,14 @@ def test_delete_removes_memory_and_what_only_it_supports(tmp_path: Path) -> None
         assert name_node.id not in mem.index.ids(collection_name(part, "node"))
         assert graph_problems(mem) == []
         assert len(mem.get_all(user_id="alice")) == 80
-    assert sqlite_problems(folder / "sage.db") == []
-    assert scan_folder(folder, _needles(word, name)) == []
+    assert _leaks(folder, _needles(word, name)) == []
 
 
-def test_delete_all_forgets_the_user_everywhere(tmp_path: Path) -> None:
-    folder = tmp_path / "mem"
+@pytest.mark.parametrize("where", ["folder", "postgres"])
+def test_delete_all_forgets_the_user_everywhere(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
+    folder = location(where, tmp_path, request)
     word, name = _markers()
     victim = f"victim-{uuid.uuid4().hex[:10]}"
     with open_memory(folder) as mem:
@@ -107,8 +133,7 @@ def test_delete_all_forgets_the_user_everywhere(tmp_path: Path) -> None:
             assert mem.index.count(collection_name(victim_key, entity)) == 0
         assert mem.get(kept.memory_id, user_id="alice").text.startswith("Alice keeps")
         assert graph_problems(mem) == []
-    assert sqlite_problems(folder / "sage.db") == []
-    assert scan_folder(folder, [*_needles(word, name), victim.encode()]) == []
+    assert _leaks(folder, [*_needles(word, name), victim.encode()]) == []
 
 
 def _batch_of(mem: object, result: object) -> str:
@@ -135,8 +160,11 @@ def test_deleted_text_is_not_in_chroma_even_while_open(tmp_path: Path) -> None:
             assert scan_folder_file(path, [b"alice"]) == []  # scope ids are hashed
 
 
-def test_update_then_delete_forgets_both_texts(tmp_path: Path) -> None:
-    folder = tmp_path / "mem"
+@pytest.mark.parametrize("where", ["folder", "postgres"])
+def test_update_then_delete_forgets_both_texts(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
+    folder = location(where, tmp_path, request)
     old_word, old_name = _markers()
     new_word, new_name = _markers()
     with open_memory(folder) as mem:
@@ -146,13 +174,16 @@ def test_update_then_delete_forgets_both_texts(tmp_path: Path) -> None:
         assert mem.search(new_word, user_id="alice").memories[0].id == r.memory_id
         mem.delete(r.memory_id, user_id="alice")
         assert graph_problems(mem) == []
-    assert scan_folder(folder, _needles(old_word, old_name, new_word, new_name)) == []
+    assert _leaks(folder, _needles(old_word, old_name, new_word, new_name)) == []
 
 
-def test_evolver_notes_about_deleted_data_go_too(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["folder", "postgres"])
+def test_evolver_notes_about_deleted_data_go_too(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
     """Regression: the evolver's access log (searches, with the scope key), its review queue
     (suggestions quoting node names) and its per-scope state survived delete / delete_all."""
-    folder = tmp_path / "mem"
+    folder = location(where, tmp_path, request)
     word, name = _markers()
     victim = f"victim-{uuid.uuid4().hex[:10]}"
     with open_memory(folder) as mem:
@@ -175,4 +206,4 @@ def test_evolver_notes_about_deleted_data_go_too(tmp_path: Path) -> None:
         assert mem.review(user_id=victim) == []
         mem.search("Alice", user_id="alice")  # the survivor's notes stay usable
         assert graph_problems(mem) == []
-    assert scan_folder(folder, [*_needles(word, name), victim.encode()]) == []
+    assert _leaks(folder, [*_needles(word, name), victim.encode()]) == []
