@@ -310,7 +310,9 @@ def main() -> None:
     parser.add_argument("--embedder", default="minilm", help="minilm (default) or hashing")
     parser.add_argument("--save-as", help="also write bench/results/focus_<NAME>.json")
     parser.add_argument(
-        "--title", default="First run, as it came", help="the README section's first words"
+        "--title",
+        default="A later run",
+        help="the README section's first words (the first run used 'First run, as it came')",
     )
     parser.add_argument("--no-readme", action="store_true")
     args = parser.parse_args()

@@ -34,6 +34,8 @@ from sage_memory.words import QUERY_STOPWORDS
 
 #: Nodes the text search proposes per recent memory when a focus is inferred.
 INFER_NODES = 10
+#: Longest part of a recent memory used as that text search's query.
+INFER_QUERY_CHARS = 500
 
 #: What a caller may pass as a focus: one name or id, several, or None.
 FocusArg = str | Sequence[str] | None
@@ -137,7 +139,8 @@ def infer(ctx: EngineContext, scope: Scope) -> Focus:
     candidates: dict[str, list[Node]] = {}
     for m in recent:
         found = store.derived_from(part, m.id)[0]
-        named = [i for i, _ in store.search_text(part, m.text, entity="node", limit=INFER_NODES)]
+        query = m.text[:INFER_QUERY_CHARS]  # a long memory's opening says what it is about
+        named = [i for i, _ in store.search_text(part, query, entity="node", limit=INFER_NODES)]
         found += store.get_nodes(part, [i for i in named if i not in {n.id for n in found}])
         candidates[m.id] = found
     return infer_focus(recent, candidates)

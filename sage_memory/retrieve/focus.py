@@ -47,7 +47,6 @@ MAX_FANOUT = 50
 MIN_NAME_CHARS = 3
 #: Proximity of a memory that names a focus node by a word of its name that names it alone.
 SHORT_NAME = 0.8
-_WORD = re.compile(r"\w+")
 #: Proximity of a memory said in a session (run) where the focus node was mentioned.
 SESSION = 0.5
 #: Memories of the focus nodes read to find their sessions (the latest ones).
@@ -56,6 +55,8 @@ MAX_SESSION_READS = 100
 MIN_MENTIONS = 2
 #: Inference: at most this many nodes are taken as the inferred focus.
 MAX_INFERRED = 2
+
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,26 +129,61 @@ def proximity(
     hops: int,
     max_nodes: int = MAX_NODES,
 ) -> Proximity:
-    """A bounded breadth-first walk from the focus nodes, weighing what it meets."""
+    """How near the focus each node and memory is: a bounded walk from the focus nodes, the
+    names they go by, and the sessions the focus was mentioned in."""
     out = Proximity()
+    nodes, edges = _walk(store, part, focus, out, hops=hops, max_nodes=max_nodes)
+    for node in nodes.values():
+        value = out.nodes.get(node.id, 0.0)
+        _credit(out, node.memory_ids, value, node.name)
+        pattern = name_pattern(node)
+        if pattern is not None and value > 0:
+            out.names.append((pattern, value, node.name))
+    for e in edges.values():
+        a, b = out.nodes.get(e.source_id, 0.0), out.nodes.get(e.target_id, 0.0)
+        src, dst = nodes.get(e.source_id), nodes.get(e.target_id)
+        label = f"{src.name if src else '?'} -{e.relation}-> {dst.name if dst else '?'}"
+        _credit(out, e.memory_ids, max(a, b), label)
+    named: list[tuple[str, str | None]] = [(n.name, n.id) for n in focus.nodes]
+    named += [(t, None) for t in focus.terms]
+    for term in focus.terms:
+        pattern = phrase_pattern([term])
+        if pattern is not None:
+            out.names.append((pattern, 1.0, term))
+    for name, node_id in named:
+        short = short_name_pattern(store, part, name, node_id)
+        if short is not None:
+            out.names.append((short, SHORT_NAME, f"{name} (by its short name)"))
+    out.names.sort(key=lambda item: -item[1])
+    said = [m for n in focus.nodes for m in n.memory_ids]
+    out.runs = _sessions(store, part, said + _saying(store, part, [n for n, _ in named]))
+    return out
+
+
+def _walk(
+    store: GraphReader,
+    part: Scope,
+    focus: Focus,
+    out: Proximity,
+    *,
+    hops: int,
+    max_nodes: int,
+) -> tuple[dict[str, Node], dict[str, Edge]]:
+    """Breadth-first from the focus nodes, ``hops`` facts out, at most ``max_nodes`` nodes;
+    fills ``out.nodes`` with each node's proximity and returns the nodes and facts read."""
     nodes: dict[str, Node] = {n.id: n for n in focus.nodes}
-    for n in focus.nodes:
-        out.nodes[n.id] = 1.0
+    out.nodes.update((n.id, 1.0) for n in focus.nodes)
     edges: dict[str, Edge] = {}
     frontier = [n.id for n in focus.nodes]
     for hop in range(1, hops + 1):
         if not frontier or len(nodes) >= max_nodes:
             break
-        found = _capped(store.edges_of(part, frontier), frontier)
         reached: list[str] = []
-        for e in found:
+        for e in _capped(store.edges_of(part, frontier), frontier):
             edges[e.id] = e
             for nid in (e.source_id, e.target_id):
-                if (
-                    nid not in out.nodes
-                    and nid not in reached
-                    and len(nodes) + len(reached) < max_nodes
-                ):
+                room = len(nodes) + len(reached) < max_nodes
+                if nid not in out.nodes and nid not in reached and room:
                     reached.append(nid)
         for n in store.get_nodes(part, reached):
             nodes[n.id] = n
@@ -155,40 +191,20 @@ def proximity(
             out.nodes[n.id] = HOP_DECAY**hop * specificity(n)
         # Hubs are not walked through: they would join everything to everything.
         frontier = [nid for nid in reached if nid in nodes and specificity(nodes[nid]) >= 1.0]
-    for node in nodes.values():
-        value = out.nodes.get(node.id, 0.0)
-        _credit(out, node.memory_ids, value, node.name)
-        pattern = name_pattern(node)
-        if pattern is not None and value > 0:
-            out.names.append((pattern, value, node.name))
-    said = [m for n in focus.nodes for m in n.memory_ids]
-    named: list[tuple[str, str | None]] = [(n.name, n.id) for n in focus.nodes]
-    named += [(t, None) for t in focus.terms]
-    for term in focus.terms:
-        pattern = phrase_pattern([term])
-        if pattern is not None:
-            out.names.append((pattern, 1.0, term))
-    # Memories that say a focus name (not only those an extractor tied to its node) show
-    # which sessions were about it: one bounded text search per name.
-    for name, _ in named:
+    return nodes, edges
+
+
+def _saying(store: GraphReader, part: Scope, names: Sequence[str]) -> list[str]:
+    """Memories whose text says one of ``names`` (not only those an extractor tied to a
+    node): one bounded text search per name."""
+    out: list[str] = []
+    for name in names:
         pattern = phrase_pattern([name])
         if pattern is None:
             continue
-        hits = store.search_text(part, name, entity="memory", limit=MAX_SESSION_READS)
-        texts = store.get_memories(part, [mid for mid, _ in hits])
-        said += [m.id for m in texts if pattern.search(m.text)]
-    out.runs = _sessions(store, part, said)
-    for name, node_id in named:
-        short = short_name_pattern(store, part, name, node_id)
-        if short is not None:
-            out.names.append((short, SHORT_NAME, f"{name} (by its short name)"))
-    out.names.sort(key=lambda item: -item[1])
-    for e in edges.values():
-        a, b = out.nodes.get(e.source_id, 0.0), out.nodes.get(e.target_id, 0.0)
-        src = nodes.get(e.source_id)
-        dst = nodes.get(e.target_id)
-        label = f"{src.name if src else '?'} -{e.relation}-> {dst.name if dst else '?'}"
-        _credit(out, e.memory_ids, max(a, b), label)
+        found = store.search_text(part, name, entity="memory", limit=MAX_SESSION_READS)
+        texts = store.get_memories(part, [mid for mid, _ in found])
+        out += [m.id for m in texts if pattern.search(m.text)]
     return out
 
 
