@@ -145,6 +145,7 @@ class AsyncSageMemory:
         kind: MemoryKind | None = None,
         source: str | None = None,
         infer: bool = True,
+        dedup: bool = True,
     ) -> AddResult:
         """Async :meth:`SageMemory.add`."""
         return await asyncio.to_thread(
@@ -158,6 +159,7 @@ class AsyncSageMemory:
             kind=kind,
             source=source,
             infer=infer,
+            dedup=dedup,
         )
 
     async def add_many(

@@ -217,6 +217,7 @@ class SageMemory:
         kind: MemoryKind | None = None,
         source: str | None = None,
         infer: bool = True,
+        dedup: bool = True,
     ) -> AddResult:
         """Remember a text, a chat message or a list of messages.
 
@@ -224,6 +225,11 @@ class SageMemory:
         edges. If extraction fails the memory is still stored, with the failure recorded on it.
         A list of messages becomes one memory per message; the result describes the first, and
         ``memory_ids`` lists all.
+
+        Adding is idempotent by content: the same text with the same scope and ``timestamp``
+        (or the same ``metadata={"id": ...}``) added again is not stored twice; the result's
+        ``skipped`` is True and ``memory_id`` is the stored memory's. ``dedup=False`` stores it
+        again anyway. Without a timestamp or id each add is a new episode.
 
         Returns:
             AddResult with the memory id, the nodes and edges it created or touched, the facts it
@@ -237,6 +243,7 @@ class SageMemory:
             kind=kind,
             source=source,
             infer=infer,
+            dedup=dedup,
         )
 
     def add_many(
@@ -249,11 +256,13 @@ class SageMemory:
         infer: bool = True,
         progress: bool = False,
         batch_size: int | None = None,
+        dedup: bool = True,
     ) -> list[AddResult]:
         """Remember many items with batched embedding and extraction.
 
         Items are strings or dicts ``{text, timestamp?, metadata?, kind?, source?, role?}``.
-        Each batch is one transaction: a batch that returned is durable.
+        Each batch is one transaction: a batch that returned is durable. Items already stored
+        (see ``add``) come back with ``skipped`` True; ``dedup=False`` stores them again.
         """
         return self._writes.add_many(
             items,
@@ -261,6 +270,7 @@ class SageMemory:
             infer=infer,
             progress=progress,
             batch_size=batch_size,
+            dedup=dedup,
         )
 
     def update(

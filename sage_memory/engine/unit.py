@@ -91,6 +91,13 @@ class UnitOfWork:
     def touched(self) -> Iterable[Record]:
         return (r for r in self._current.values() if r is not None)
 
+    def removed(self) -> Iterable[Record]:
+        """Stored rows this unit deletes, as they were."""
+        for rid, rec in self._current.items():
+            original = self._original.get(rid)
+            if rec is None and original is not None:
+                yield original
+
     # -- writing ---------------------------------------------------------------------------
     def put(self, record: Record, vector: Vector | None = None) -> None:
         """Insert or replace a row (its original state is read once, on first touch)."""

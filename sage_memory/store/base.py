@@ -150,6 +150,11 @@ class GraphStore(Protocol):
         """Drop journal entries about ``entity_ids`` (deletion that means it). Returns count."""
         ...
 
+    def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
+        """Replace the before/after images of the journal entries at these sequence numbers
+        (deletion that means it: a surviving row's history must not quote a forgotten text)."""
+        ...
+
     def partitions(self) -> list[Scope]:
         """Every scope partition that holds data."""
         ...

@@ -163,6 +163,11 @@ class InMemoryGraphStore(InMemoryReads, InMemoryEvolverState):
             self._journal = [(s, c) for s, c in self._journal if c.entity_id not in drop]
             return before - len(self._journal)
 
+    def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
+        fixed = dict(entries)
+        with self._lock:
+            self._journal = [(s, fixed.get(s, c)) for s, c in self._journal]
+
     def partitions(self) -> list[Scope]:
         out = []
         for part in self._parts.values():

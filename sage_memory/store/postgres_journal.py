@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from sage_memory.codec import dumps
 from sage_memory.store.postgres_connection import PostgresConnection, _clean
 from sage_memory.store.rows import JOURNAL_COLUMNS, journal_entry
 from sage_memory.store.rows import scope_of as _scope_of
@@ -43,6 +44,20 @@ class PostgresJournal(PostgresConnection):
         with self._tx() as db:
             cur = db.execute("DELETE FROM journal WHERE entity_id = ANY(%s)", (list(entity_ids),))
             return int(cur.rowcount)
+
+    def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
+        rows = [
+            (
+                None if ch.before is None else dumps(ch.before),
+                None if ch.after is None else dumps(ch.after),
+                seq,
+            )
+            for seq, ch in entries
+        ]
+        if not rows:
+            return
+        with self._tx() as db, db.cursor() as cur:
+            cur.executemany("UPDATE journal SET before = %s, after = %s WHERE seq = %s", rows)
 
     def partitions(self) -> list[Scope]:
         rows = self._rows(

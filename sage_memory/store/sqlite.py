@@ -1,9 +1,9 @@
 """SQLiteGraphStore: the embedded, durable source of truth (one file, WAL mode).
 
 Layout: one row per memory / node / edge holding the record as JSON plus the columns that are
-queried (scope, ids, names), the embedding as a float32 BLOB, FTS5 tables for the lexical
-channel, a provenance table (memory -> nodes/edges it supports) and the append-only journal
-(tables in :mod:`~sage_memory.store.sqlite_schema`).
+queried (scope, ids, names), the embedding as a float32 BLOB, per-partition BM25 postings for
+the lexical channel (``sqlite_postings``), a provenance table (memory -> nodes/edges it
+supports) and the append-only journal (tables in :mod:`~sage_memory.store.sqlite_schema`).
 
 Durability: every ``apply`` is one transaction; with ``synchronous=FULL`` (the default) a
 returned write survives a process kill and an OS crash. One connection is shared under a lock;
@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 
 from sage_memory.errors import StorageError
+from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.sqlite_evolver import SQLiteEvolverState
 from sage_memory.store.sqlite_journal import SQLiteJournal
 from sage_memory.store.sqlite_lexical import SQLiteLexical, fts_query
@@ -57,7 +58,7 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             # forgotten memory must not be recoverable from the file.
             self._db.execute("PRAGMA secure_delete=ON")
             self._db.executescript(_SCHEMA)
-            self._fts_secure = self._fts_secure_delete()
+            self._db.executescript(postings.POSTINGS_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StorageError(
                 f"cannot open the SQLite store at {self.path}: {exc}. If the file is not a "
@@ -72,6 +73,23 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             raise StorageError(
                 f"{self.path} has store schema {version}; this version of sage_memory reads "
                 f"{SCHEMA_VERSION}. Export it with the version that wrote it and load it here."
+            )
+        self._upgrade_lexical()
+
+    def _upgrade_lexical(self) -> None:
+        """Stores of older versions searched with FTS5 (whole-table statistics): index them
+        per partition once and drop the FTS5 tables."""
+        key, value = postings.POSTINGS_META
+        if self.get_meta(key) == value:
+            return
+        with self._tx() as db:
+            for table in ("memories_fts", "nodes_fts"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            postings.rebuild(db)
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET value = excluded.value",
+                (key, value),
             )
 
     def get_meta(self, key: str) -> str | None:

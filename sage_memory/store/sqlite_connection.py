@@ -1,4 +1,4 @@
-"""The SQLite store's plumbing: its one connection, transactions and the partition hash.
+"""The SQLite store's plumbing: its one connection, transactions
 
 The base of every part of :class:`~sage_memory.store.sqlite.SQLiteGraphStore` (writes, reads,
 lexical, journal, evolver state), which opens the connection and sets these attributes.
@@ -6,7 +6,6 @@ lexical, journal, evolver state), which opens the connection and sets these attr
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -25,18 +24,6 @@ class SQLiteConnection:
     _db: sqlite3.Connection
     _lock: threading.RLock
     _closed: bool
-    _fts_secure: bool
-
-    def _fts_secure_delete(self) -> bool:
-        """Ask FTS5 to erase deleted rows' words from its index at once (SQLite >= 3.42)."""
-        if sqlite3.sqlite_version_info < (3, 42, 0):
-            return False
-        try:
-            for table in ("memories_fts", "nodes_fts"):
-                self._db.execute(f"INSERT INTO {table}({table}, rank) VALUES('secure-delete', 1)")
-        except sqlite3.DatabaseError:
-            return False
-        return True
 
     def _check_open(self) -> None:
         # Called under the lock: a thread still reading when another closes the store gets a
@@ -66,10 +53,6 @@ class SQLiteConnection:
         if scope.run_id is not None and scope.partition.run_id is None:
             return " AND run_id = ?", (scope.run_id,)
         return "", ()
-
-    @staticmethod
-    def _sk(scope_key: str) -> str:
-        return "s" + hashlib.blake2b(scope_key.encode(), digest_size=10).hexdigest()
 
 
 def chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:

@@ -6,14 +6,16 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sage_memory.store.rows import JOURNAL_COLUMNS, journal_entry
+from sage_memory.codec import dumps
+from sage_memory.store.rows import JOURNAL_COLUMNS, journal_entry, utf8_only
 from sage_memory.store.rows import scope_of as _scope_of
 from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
 from sage_memory.types import Change, Scope
 
 
 class SQLiteJournal(SQLiteConnection):
-    """``journal``, ``purge_journal`` and ``partitions``."""
+    """``journal``, ``purge_journal``, ``rewrite_journal``, ``erase_index_copies`` and
+    ``partitions``."""
 
     def journal(
         self,
@@ -47,13 +49,44 @@ class SQLiteJournal(SQLiteConnection):
                 total += db.execute(
                     f"DELETE FROM journal WHERE entity_id IN ({marks})", chunk
                 ).rowcount
-            if not self._fts_secure:
-                # Without FTS5's secure-delete, a deleted row's words stay in the full-text
-                # index segments until they are merged; merging now (cost: one rewrite of the
-                # index, ~0.15 s at 100k memories) lets secure_delete zero the old segments.
-                for table in ("memories_fts", "nodes_fts"):
-                    db.execute(f"INSERT INTO {table}({table}) VALUES('optimize')")
         return total
+
+    def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
+        rows = [
+            (
+                None if ch.before is None else dumps(ch.before),
+                None if ch.after is None else dumps(ch.after),
+                seq,
+            )
+            for seq, ch in entries
+        ]
+        with utf8_only(), self._tx() as db:
+            db.executemany("UPDATE journal SET before = ?, after = ? WHERE seq = ?", rows)
+
+    def erase_index_copies(self, *, scopes: bool) -> None:
+        """Rebuild the indexes whose pages may still hold copies of deleted keys.
+
+        ``secure_delete`` zeroes a deleted row, but a b-tree's interior pages keep copies of
+        some keys as dividers until the tree is rebalanced: a deleted node's name (in
+        ``node_names``) or, after a whole partition went, its scope key (the user id) could stay
+        in the file. Rebuilding an index frees (and so zeroes) its old pages. ``scopes`` also
+        rebuilds the indexes keyed by scope (after ``delete_all``); the name index is always
+        rebuilt. Cost: proportional to the rebuilt indexes.
+        """
+        names = ["node_names_by_key"]
+        if scopes:
+            names += [
+                "memories_by_scope",
+                "nodes_by_scope",
+                "edges_by_scope",
+                "journal_by_scope",
+                "access_by_scope",
+                "suggestions",  # its UNIQUE (scope_key, key) index and suggestions_by_status
+            ]
+        with self._lock:
+            self._check_open()
+            for name in names:
+                self._db.execute(f"REINDEX {name}")
 
     def partitions(self) -> list[Scope]:
         rows = self._rows(

@@ -1,20 +1,22 @@
-"""The SQLite store's lexical channel (FTS5, BM25) and its stored vectors."""
+"""The SQLite store's lexical channel (BM25 per partition) and its stored vectors."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 import numpy as np
 
+from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.base import TextEntity
+from sage_memory.store.rows import utf8_only
 from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
 from sage_memory.types import Scope, Vector
 from sage_memory.words import query_terms
 
 
 def fts_query(text: str) -> str | None:
-    """An FTS5 OR-query of the distinct meaningful words of ``text`` (None if there are none).
+    """An FTS5 OR-query of the distinct meaningful words of ``text`` (None if there are none);
+    the benchmarks' FTS5 baseline uses it (the store itself scores per partition).
 
     Words are quoted, so any input is safe: FTS operators in user text are matched literally.
     """
@@ -25,33 +27,18 @@ def fts_query(text: str) -> str | None:
 
 
 class SQLiteLexical(SQLiteConnection):
-    """``search_text`` over the FTS5 tables; ``get_vectors`` and ``vector_ids``."""
+    """``search_text`` over the per-partition postings; ``get_vectors`` and ``vector_ids``."""
 
     def search_text(
         self, scope: Scope, query: str, *, entity: TextEntity = "memory", limit: int = 20
     ) -> list[tuple[str, float]]:
-        match = fts_query(query)
-        if match is None:
-            return []
-        table = "memories" if entity == "memory" else "nodes"
-        run_sql, run_params = ("", ())
-        if entity == "memory":
-            run_sql, run_params = self._run_filter(scope)
-            run_sql = run_sql.replace("run_id", "t.run_id")
-        # bm25() is lower-is-better and negative; flip it so scores are positive.
-        sql = (
-            f"SELECT t.id, -bm25({table}_fts) AS score FROM {table}_fts"
-            f" JOIN {table} t ON t.rid = {table}_fts.rowid"
-            f" WHERE {table}_fts MATCH ? AND {table}_fts.sk = ? AND t.scope_key = ?{run_sql}"
-            " ORDER BY score DESC LIMIT ?"
-        )
-        try:
-            rows = self._rows(
-                sql, (f"body : ({match})", self._sk(scope.key), scope.key, *run_params, limit)
-            )
-        except sqlite3.OperationalError:
-            return []  # a query FTS5 cannot parse matches nothing rather than failing a search
-        return [(r[0], float(r[1])) for r in rows]
+        run_id = None
+        if entity == "memory" and scope.run_id is not None and scope.partition.run_id is None:
+            run_id = scope.run_id
+        kind: postings.Kind = "m" if entity == "memory" else "n"
+        with self._lock, utf8_only():
+            self._check_open()
+            return postings.search(self._db, kind, scope.key, query, limit, run_id)
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}

@@ -65,12 +65,6 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE INDEX IF NOT EXISTS journal_by_batch ON journal (batch_id);
 CREATE INDEX IF NOT EXISTS journal_by_entity ON journal (entity_id);
 CREATE INDEX IF NOT EXISTS journal_by_scope ON journal (scope_key, seq);
-CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
-    body, sk UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
-    body, sk UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2'
-);
 CREATE TABLE IF NOT EXISTS access_log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     event_id TEXT NOT NULL,

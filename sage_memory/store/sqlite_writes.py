@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_memory.codec import dumps
+from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.base import name_key
 from sage_memory.store.rows import scope_of as _scope_of
 from sage_memory.store.rows import utf8_only
@@ -57,7 +58,7 @@ class SQLiteWrites(SQLiteConnection):
         if after is None:
             if row:
                 db.execute("DELETE FROM memories WHERE rid = ?", (row[0],))
-                db.execute("DELETE FROM memories_fts WHERE rowid = ?", (row[0],))
+                postings.unindex(db, "m", row[0])
             return
         scope = _scope_of(after)
         params = (
@@ -75,7 +76,6 @@ class SQLiteWrites(SQLiteConnection):
                 " WHERE rid=?",
                 (*params, rid),
             )
-            db.execute("DELETE FROM memories_fts WHERE rowid = ?", (rid,))
         else:
             cur = db.execute(
                 "INSERT INTO memories (id, scope_key, run_id, ts, created_at, archived, data)"
@@ -85,10 +85,7 @@ class SQLiteWrites(SQLiteConnection):
             rid = cur.lastrowid
         if vec is not None:
             db.execute("UPDATE memories SET vec = ? WHERE rid = ?", (_blob(vec), rid))
-        db.execute(
-            "INSERT INTO memories_fts (rowid, body, sk) VALUES (?,?,?)",
-            (rid, after["text"], self._sk(scope.key)),
-        )
+        postings.index(db, "m", rid, scope.key, after["text"])
 
     def _write_node(
         self,
@@ -101,7 +98,7 @@ class SQLiteWrites(SQLiteConnection):
         db.execute("DELETE FROM node_names WHERE node_id = ?", (nid,))
         db.execute("DELETE FROM provenance WHERE entity_id = ?", (nid,))
         if row:
-            db.execute("DELETE FROM nodes_fts WHERE rowid = ?", (row[0],))
+            postings.unindex(db, "n", row[0])
         if after is None:
             if row:
                 db.execute("DELETE FROM nodes WHERE rid = ?", (row[0],))
@@ -125,11 +122,7 @@ class SQLiteWrites(SQLiteConnection):
             "INSERT INTO node_names (scope_key, key, node_id) VALUES (?,?,?)",
             [(scope_key, k, nid) for k in names if k],
         )
-        body = " ".join([after["name"], *after.get("aliases", ()), after.get("summary", "")])
-        db.execute(
-            "INSERT INTO nodes_fts (rowid, body, sk) VALUES (?,?,?)",
-            (rid, body, self._sk(scope_key)),
-        )
+        postings.index(db, "n", rid, scope_key, postings.node_text(dict(after)))
         db.executemany(
             "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (?,?,?)",
             [(m, "node", nid) for m in after.get("memory_ids", ())],

@@ -37,7 +37,9 @@ _NAME = re.compile(r"\b[A-Z][A-Za-z0-9]{1,40}\b")
 
 
 class NameExtractor:
-    """Capitalised words -> Entity nodes; consecutive names -> RELATED_TO edges."""
+    """Capitalised words -> Entity nodes; consecutive names -> RELATED_TO edges whose fact is
+    the whole sentence (as an extractor quoting its source does: deletion must then rebuild
+    the fact of an edge other memories still support)."""
 
     name = "names"
 
@@ -48,7 +50,7 @@ class NameExtractor:
         names = list(dict.fromkeys(_NAME.findall(memory.text)))[: self.max_names]
         nodes = tuple(NodeSpec(key=n.lower(), name=n) for n in names)
         edges = tuple(
-            EdgeSpec(a.lower(), b.lower(), "RELATED_TO", fact=f"{a} is related to {b}")
+            EdgeSpec(a.lower(), b.lower(), "RELATED_TO", fact=memory.text)
             for a, b in itertools.pairwise(names)
         )
         return GraphDelta(nodes=nodes, edges=edges)
@@ -195,16 +197,36 @@ def graph_problems(mem: Any) -> list[str]:
 
 
 def sqlite_problems(db_path: str | os.PathLike[str]) -> list[str]:
-    """PRAGMA integrity_check plus FTS5 integrity checks, on a separate connection."""
+    """PRAGMA integrity_check plus the lexical tables' agreement with the rows they index, on
+    a separate connection."""
     db = sqlite3.connect(str(db_path))
     try:
         rows = [r[0] for r in db.execute("PRAGMA integrity_check").fetchall()]
         problems = [] if rows == ["ok"] else [f"integrity_check: {rows[:5]}"]
-        for table in ("memories_fts", "nodes_fts"):
-            try:
-                db.execute(f"INSERT INTO {table}({table}) VALUES('integrity-check')")
-            except sqlite3.DatabaseError as exc:
-                problems.append(f"{table} integrity-check: {exc}")
+        for kind, table in (("m", "memories"), ("n", "nodes")):
+            missing = db.execute(
+                f"SELECT count(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM lexical_docs d"
+                " WHERE d.kind = ? AND d.doc = t.rid)",
+                (kind,),
+            ).fetchone()[0]
+            extra = db.execute(
+                f"SELECT count(*) FROM lexical_docs d WHERE d.kind = ? AND NOT EXISTS"
+                f" (SELECT 1 FROM {table} t WHERE t.rid = d.doc)",
+                (kind,),
+            ).fetchone()[0]
+            if missing or extra:
+                problems.append(f"lexical index of {table}: {missing} missing, {extra} extra")
+        stats = db.execute(
+            "SELECT count(*) FROM lexical_stats s WHERE s.docs != (SELECT count(*) FROM"
+            " lexical_docs d WHERE d.part = s.part) OR s.total != (SELECT COALESCE(sum(length), 0)"
+            " FROM lexical_docs d WHERE d.part = s.part)"
+        ).fetchone()[0]
+        postings = db.execute(
+            "SELECT count(*) FROM lexical_postings p WHERE NOT EXISTS (SELECT 1 FROM lexical_docs"
+            " d WHERE d.part = p.part AND d.doc = p.doc)"
+        ).fetchone()[0]
+        if stats or postings:
+            problems.append(f"lexical statistics: {stats} stale counts, {postings} stray postings")
         return problems
     finally:
         db.close()
@@ -603,8 +625,14 @@ def deletion_leaks(folder: Path, seed: int) -> tuple[int, list[str]]:
     victim = f"victim{tag}"
     markers: list[str] = []
     with open_memory(folder) as mem:
-        mem.add_many([f"Alice met Bob about {i}" for i in range(40)], user_id="keeper")
         doomed = []
+        for i in range(3):  # first to state a fact later memories repeat: a shared edge
+            word = f"zqxs{tag}n{i}"
+            markers.append(word)
+            doomed.append(mem.add(f"{word} says Alice met Bob and Kyoto{i}", user_id="keeper"))
+        mem.add_many(
+            [f"Alice met Bob about {i} and Kyoto{i % 3}" for i in range(40)], user_id="keeper"
+        )
         for i in range(5):
             word, name = f"zqxw{tag}n{i}", f"Zqxn{tag}n{i}"
             markers += [word, name]
@@ -619,8 +647,10 @@ def deletion_leaks(folder: Path, seed: int) -> tuple[int, list[str]]:
         for i in range(3):  # leave notes in the evolver's access log, state and review queue
             mem.search(f"zqxv{tag}n{i} Carol", user_id=victim)
             mem.search(f"zqxw{tag}n{i} Alice", user_id="keeper")
-        if hasattr(mem, "evolve"):
-            mem.evolve()
+        mem.evolve()
+        for item in mem.review(user_id="keeper"):  # summaries that quote names and facts
+            if item.op == "summarize":
+                mem.accept(item.id)
         for r in doomed:
             mem.delete(r.memory_id, user_id="keeper")
         mem.delete_all(user_id=victim)
