@@ -172,6 +172,7 @@ class AsyncSageMemory:
         infer: bool = True,
         progress: bool = False,
         batch_size: int | None = None,
+        dedup: bool = True,
     ) -> list[AddResult]:
         """Async :meth:`SageMemory.add_many`."""
         return await asyncio.to_thread(
@@ -183,6 +184,7 @@ class AsyncSageMemory:
             infer=infer,
             progress=progress,
             batch_size=batch_size,
+            dedup=dedup,
         )
 
     async def update(
