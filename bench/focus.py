@@ -289,7 +289,9 @@ def section(report: Mapping[str, Any], title: str) -> str:
         f"on `{report['data']}`: {report['worlds']} worlds in {report['groups']} twin pairs, "
         f"{report['cases']} cases (a question under one focus; each question is asked under "
         f"both twins' names); embedder {report['embedder']}, rule extractor. The data was "
-        "written by a helper who never read the code; nothing was tuned on it. Percentages "
+        "written by a helper who never read the code; nothing was tuned on it (its layout and "
+        "its `about` rules were read to write this script and to ingest each world as a "
+        "session; no memory, question or answer text was read). Percentages "
         "over cases: `in context`: share of the `must_include` strings in the packed context; "
         "`ranked right`: all of them, before any `must_not_lead` string (the twin's answer); "
         "`lead right` / `lead wrong`: the first memory holds a `must_include` / "
@@ -315,7 +317,15 @@ def main() -> None:
         help="the README section's first words (the first run used 'First run, as it came')",
     )
     parser.add_argument("--no-readme", action="store_true")
+    parser.add_argument(
+        "--readme-only",
+        metavar="RESULTS",
+        help="rewrite the section from a results file (e.g. bench/results/focus_first_run.json)",
+    )
     args = parser.parse_args()
+    if args.readme_only:
+        write_section(SECTION, section(json.loads(Path(args.readme_only).read_text()), args.title))
+        return
     report = run(args)
     RESULTS.mkdir(exist_ok=True)
     body = json.dumps(report, indent=2)
