@@ -74,6 +74,7 @@ class AsyncSageMemory:
         index: VectorIndex | None = None,
         clock: Clock | None = None,
         url: str | None = None,
+        read_only: bool = False,
         reranker: ChatModel | str | None = None,
         sync: SageMemory | None = None,
     ) -> None:
@@ -90,6 +91,7 @@ class AsyncSageMemory:
                 index=index,
                 clock=clock,
                 url=url,
+                read_only=read_only,
                 reranker=reranker,
             )
         )
