@@ -114,9 +114,7 @@ def _open(args: argparse.Namespace, path: str | None = None) -> Any:
             return SageMemory(folder, embedder=args.embedder, reranker=reranker)
         except FolderBusyError:
             if args.command in _READS:
-                return SageMemory(
-                    folder, embedder=args.embedder, read_only=True, reranker=reranker
-                )
+                return SageMemory(folder, embedder=args.embedder, read_only=True, reranker=reranker)
             if time.monotonic() >= deadline:
                 raise
             time.sleep(0.2)
