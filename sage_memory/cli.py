@@ -11,6 +11,7 @@ Errors go to stderr as ``error: ...`` with exit status 2; success exits 0.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -102,16 +103,20 @@ def _open(args: argparse.Namespace, path: str | None = None) -> Any:
     from sage_memory.engine.core import SageMemory
     from sage_memory.errors import FolderBusyError
 
+    reranker = getattr(args, "rerank", None)  # search --rerank MODEL
     if path is None and getattr(args, "db", None):
-        return SageMemory(url=args.db, embedder=args.embedder)  # server mode (PostgreSQL)
+        # server mode (PostgreSQL)
+        return SageMemory(url=args.db, embedder=args.embedder, reranker=reranker)
     folder = path or args.path
     deadline = time.monotonic() + max(0.0, getattr(args, "wait", 0.0) or 0.0)
     while True:
         try:
-            return SageMemory(folder, embedder=args.embedder, progress=_bars(args))
+            return SageMemory(
+                folder, embedder=args.embedder, progress=_bars(args), reranker=reranker
+            )
         except FolderBusyError:
             if args.command in _READS:
-                return SageMemory(folder, embedder=args.embedder, read_only=True)
+                return SageMemory(folder, embedder=args.embedder, read_only=True, reranker=reranker)
             if time.monotonic() >= deadline:
                 raise
             time.sleep(0.2)
@@ -169,7 +174,11 @@ def cmd_add(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     with _open(args) as mem:
         r = mem.add(
-            text, timestamp=_timestamp(args.timestamp), infer=not args.no_infer, **_scope(args)
+            text,
+            timestamp=_timestamp(args.timestamp),
+            infer=not args.no_infer,
+            kind=args.kind,
+            **_scope(args),
         )
         data = {
             "memory_id": r.memory_id,
@@ -294,7 +303,15 @@ def cmd_import(args: argparse.Namespace) -> int:
 @command("search")
 def cmd_search(args: argparse.Namespace) -> int:
     with _open(args) as mem:
-        res = mem.search(args.query, limit=args.limit, as_of=_timestamp(args.as_of), **_scope(args))
+        res = mem.search(
+            args.query,
+            limit=args.limit,
+            as_of=_timestamp(args.as_of),
+            focus=args.focus,
+            kind=args.kind,
+            rerank=True if args.rerank else None,
+            **_scope(args),
+        )
     names = {h.node.id: h.node.name for h in res.nodes}
     names.update({h.edge.source_id: h.source_name for h in res.edges})
     names.update({h.edge.target_id: h.target_name for h in res.edges})
@@ -308,6 +325,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         "nodes": [{**node_json(h.node), "score": h.score, "why": h.why} for h in res.nodes],
         "edges": [{**edge_json(h.edge, names), "score": h.score, "why": h.why} for h in res.edges],
         "context": res.context,
+        "focus": list(res.focus),
+        "focus_inferred": res.focus_inferred,
+        "rerank": None if res.rerank is None else dataclasses.asdict(res.rerank),
     }
     for item, h in zip(data["memories"], res.memories, strict=True):
         item["expired"] = h.expired
@@ -729,6 +749,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("text")
     sp.add_argument("--timestamp", help="when it happened (ISO-8601)")
     sp.add_argument("--no-infer", action="store_true", help="store without extracting a graph")
+    sp.add_argument(
+        "--kind",
+        choices=["knowledge", "experience"],
+        help="what the text is: a fact that holds, or a record of something done",
+    )
     sp = add("import", "remember every line of a text file, or every record of a .jsonl file")
     sp.epilog = IMPORT_FORMAT
     sp.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -745,6 +770,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("query")
     sp.add_argument("--limit", type=int, default=10)
     sp.add_argument("--as-of", help="read facts as they were at this time (ISO-8601)")
+    sp.add_argument(
+        "--focus",
+        action="append",
+        help="what you work on (a node name or id; repeatable): lifts what is near it",
+    )
+    sp.add_argument(
+        "--kind", choices=["knowledge", "experience"], help="only memories of this kind"
+    )
+    sp.add_argument(
+        "--rerank",
+        metavar="MODEL",
+        help="let this litellm model rerank the best candidates (one call, with a timeout)",
+    )
     sp = add("explore", "show the graph around a node")
     sp.add_argument("name", help="node name, alias or id")
     sp.add_argument("--hops", type=int, default=2)

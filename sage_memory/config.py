@@ -72,6 +72,22 @@ class RetrieveConfig:
     #: Seeds taken from each channel before fusion.
     seeds_per_channel: int = 20
     mmr_lambda: float = 0.8
+    #: Focus (README "Focus"): the score a memory gains at proximity 1 to the focus.
+    focus_weight: float = 0.3
+    #: Facts the focus reaches out (its bounded neighbourhood).
+    focus_hops: int = 2
+    #: With no focus given, infer one from the last ``focus_recent`` memories of the same run
+    #: (run_id): the nodes most of them mention. False: never infer.
+    infer_focus: bool = True
+    focus_recent: int = 5
+    #: The optional LLM rerank (README "Cascade retrieval"): off by default; one call per
+    #: search at most, over the best ``rerank_candidates`` memories written within
+    #: ``rerank_tokens`` tokens; after ``rerank_timeout_s`` seconds the search keeps its
+    #: stage-2 order.
+    rerank: bool = False
+    rerank_candidates: int = 20
+    rerank_tokens: int = 1500
+    rerank_timeout_s: float = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +208,15 @@ def _check_settings(cfg: SageConfig) -> None:
     _number("retrieve.seeds_per_channel", rt.seeds_per_channel, 1, inf, integer=True)
     _number("retrieve.min_confidence", rt.min_confidence, 0, 1)
     _number("retrieve.mmr_lambda", rt.mmr_lambda, 0, 1)
+    _number("retrieve.focus_weight", rt.focus_weight, 0, 10)
+    _number("retrieve.focus_hops", rt.focus_hops, 0, 4, integer=True)
+    _number("retrieve.focus_recent", rt.focus_recent, 1, 100, integer=True)
+    _number("retrieve.rerank_candidates", rt.rerank_candidates, 2, 200, integer=True)
+    _number("retrieve.rerank_tokens", rt.rerank_tokens, 50, 1_000_000, integer=True)
+    _number("retrieve.rerank_timeout_s", rt.rerank_timeout_s, 0.001, 3600)
+    for flag in ("infer_focus", "rerank"):
+        if not isinstance(getattr(rt, flag), bool):
+            raise ConfigError(f"retrieve.{flag}={getattr(rt, flag)!r} must be True or False")
     _number("evolve.decay", ev.decay, 1e-9, 1)
     _number("evolve.merge_auto_confidence", ev.merge_auto_confidence, 0, 1)
     _number("evolve.max_items_per_run", ev.max_items_per_run, 1, inf, integer=True)

@@ -315,6 +315,31 @@ class EdgeHit:
 
 
 @dataclass(frozen=True, slots=True)
+class RerankOutcome:
+    """What the optional LLM rerank stage of a search did (``RetrievalResult.rerank``).
+
+    Attributes:
+        status: "applied" (the model's order is used), "timeout", "error" or "invalid" (the
+            search kept its stage-2 order), or "skipped" (fewer than two candidates: no call).
+        model: the chat model's name.
+        prompt_version: the rerank prompt's version.
+        calls: LLM calls made (0 or 1).
+        candidates: memories shown to the model.
+        input_tokens, output_tokens: as the model reported them.
+        ms: time the stage took, including a timed-out wait.
+    """
+
+    status: Literal["applied", "timeout", "error", "invalid", "skipped"]
+    model: str = ""
+    prompt_version: str = ""
+    calls: int = 0
+    candidates: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class RetrievalResult:
     """What ``search`` returns: ranked memories and graph items, and a packed context."""
 
@@ -325,6 +350,12 @@ class RetrievalResult:
     edges: tuple[EdgeHit, ...] = ()
     context: str = ""
     took_ms: float = 0.0
+    #: The focus this search used (node names), given or inferred; () for none.
+    focus: tuple[str, ...] = ()
+    #: True when the focus was inferred from the session's recent memories.
+    focus_inferred: bool = False
+    #: What the LLM rerank stage did; None when it was not asked for.
+    rerank: RerankOutcome | None = None
 
     def __iter__(self):  # type: ignore[no-untyped-def]  # iterate like a list of memories
         return iter(self.memories)

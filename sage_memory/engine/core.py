@@ -32,12 +32,14 @@ from sage_memory.embed.tokens import LazyCounter, default_counter
 from sage_memory.engine import wiring
 from sage_memory.engine.context import Clock, ContextField, EngineContext, required, scope_of
 from sage_memory.engine.evolution import Evolution
+from sage_memory.engine.experience import experience_record
+from sage_memory.engine.focus import focus_block, focus_names
 from sage_memory.engine.ingest import Ingestor
 from sage_memory.engine.lookup import Lookup
 from sage_memory.engine.maintenance import Maintenance
 from sage_memory.engine.reads import ReadPath
 from sage_memory.engine.writes import WritePath
-from sage_memory.errors import ConfigError, SageMemoryError
+from sage_memory.errors import ConfigError, SageMemoryError, ValidationError
 from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
@@ -85,6 +87,8 @@ class SageMemory:
             (search, explore, get, stats, export): SQLite's WAL shows each write the owner
             commits, and dense search is exact over the stored vectors as of opening. Writes
             raise StorageError; usage notes for the evolver stay in this process.
+        reranker: the chat model of the optional LLM rerank stage (a :class:`ChatModel` or a
+            litellm model string; ``search(..., rerank=True)``); defaults to ``llm``.
 
     Example:
         >>> mem = SageMemory()
@@ -107,6 +111,7 @@ class SageMemory:
         url: str | None = None,
         read_only: bool = False,
         progress: bool = False,
+        reranker: ChatModel | str | None = None,
     ) -> None:
         config = config or SageConfig()
         if not isinstance(config, SageConfig):
@@ -161,6 +166,7 @@ class SageMemory:
                 clock=clock or utcnow,
             )
             wiring.reconcile_or_rebuild(self._ctx, own_index=index is None, progress=progress)
+            self._reranker = wiring.make_llm(config.but(llm=None), reranker)
             self._wire_parts()
         except BaseException:
             ctx = getattr(self, "_ctx", None)
@@ -172,7 +178,7 @@ class SageMemory:
         ctx = self._ctx
         self._lookup = Lookup(ctx)
         self._evolution = Evolution(ctx, self._lookup, self._open_view)
-        self._reads = ReadPath(ctx, self._lookup, self._evolution)
+        self._reads = ReadPath(ctx, self._lookup, self._evolution, self._reranker)
         self._writes = WritePath(ctx, self._lookup, self._evolution)
         self._maintenance = Maintenance(ctx)
         if ctx.config.evolve.schedule_seconds > 0:
@@ -418,14 +424,81 @@ class SageMemory:
         limit: int | None = None,
         as_of: datetime | None = None,
         context_tokens: int | None = None,
+        focus: str | Sequence[str] | None = None,
+        kind: MemoryKind | None = None,
+        rerank: bool | None = None,
     ) -> RetrievalResult:
-        """Hybrid search: ranked memories, graph nodes and edges, and a packed context."""
+        """Hybrid search: ranked memories, graph nodes and edges, and a packed context.
+
+        Args:
+            focus: what the agent works on (node names or ids): seeds the graph walk and lifts
+                the memories near it. None: the open :meth:`focus` block's, else inferred from
+                the run's recent memories when ``run_id`` is given; ``()``: no focus.
+            kind: "experience" or "knowledge" keeps only memories of that kind.
+            rerank: ask the chat model to rerank the best candidates (one call, with a
+                timeout that keeps the fused order); None: ``config.retrieve.rerank``.
+        """
         return self._reads.search(
             query,
             scope_of(user_id, agent_id, run_id),
             limit=limit,
             as_of=as_of,
             context_tokens=context_tokens,
+            focus=focus,
+            kind=kind,
+            rerank=rerank,
+        )
+
+    def focus(
+        self,
+        *names: str,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> contextlib.AbstractContextManager[None]:
+        """A block whose searches focus on ``names`` (node names or ids).
+
+        ``with mem.focus("personal blog", user_id="ann"): mem.search(...)``. With a scope,
+        only searches of that scope's user/agent take it. The block belongs to the thread or
+        asyncio task that opened it (a context variable), so concurrent callers never mix.
+        """
+        chosen = focus_names(names)
+        if not chosen:
+            raise ValidationError("focus() needs at least one node name or id")
+        given = scope_of(user_id, agent_id, run_id)
+        return focus_block(self._ctx, chosen, given)
+
+    def add_experience(
+        self,
+        *,
+        task: str,
+        actions: Sequence[str | Mapping[str, Any]] = (),
+        outcome: str | None = None,
+        lesson: str | None = None,
+        success: bool | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        timestamp: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> AddResult:
+        """Remember something the agent did: a memory of kind "experience" and its graph.
+
+        Each action is a tool call ``{"tool", "arguments", "result", "success"}`` or a plain
+        string. The graph is built from the record, with no extractor: task USES each tool,
+        RESULTED_IN the outcome, RELATED_TO the lesson; ``metadata["experience"]`` keeps the
+        record. Journaled as one batch.
+        """
+        record = experience_record(task, actions, outcome, lesson, success)
+        return self._writes.add_graph(
+            record.text,
+            scope_of(user_id, agent_id, run_id),
+            nodes=record.nodes,
+            edges=record.edges,
+            timestamp=timestamp,
+            metadata={**(metadata or {}), **record.metadata},
+            source="experience",
+            kind="experience",
         )
 
     def explore(

@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sage_memory.engine.inputs import check_unicode
 from sage_memory.errors import (
+    ConfigError,
     NotFoundError,
     ValidationError,
 )
+from sage_memory.llm.base import ChatModel
 from sage_memory.types import (
     Edge,
     Memory,
+    MemoryKind,
     Node,
     RetrievalResult,
     Scope,
@@ -25,18 +28,28 @@ if TYPE_CHECKING:
 
 from sage_memory.engine.context import EngineContext, required
 from sage_memory.engine.evolution import Evolution
+from sage_memory.engine.focus import FocusArg, search_focus
 from sage_memory.engine.lookup import Lookup
 from sage_memory.retrieve import structure as st
+from sage_memory.retrieve.kinds import check_kind
 from sage_memory.retrieve.reader import GraphReader
 
 
 class ReadPath:
     """The read path: search, explore, structure queries and stats over the context."""
 
-    def __init__(self, ctx: EngineContext, lookup: Lookup, evolution: Evolution) -> None:
+    def __init__(
+        self,
+        ctx: EngineContext,
+        lookup: Lookup,
+        evolution: Evolution,
+        reranker: ChatModel | None = None,
+    ) -> None:
         self.ctx = ctx
         self.lookup = lookup
         self.evolution = evolution
+        #: The chat model of the optional LLM rerank stage (else the engine's llm).
+        self.reranker = reranker
 
     def get_all(
         self, scope: Scope | None, *, limit: int | None, offset: int, include_archived: bool
@@ -54,6 +67,9 @@ class ReadPath:
         limit: int | None,
         as_of: datetime | None,
         context_tokens: int | None,
+        focus: FocusArg = None,
+        kind: MemoryKind | None = None,
+        rerank: bool | None = None,
     ) -> RetrievalResult:
         """Hybrid search: ranked memories, graph nodes and edges, and a packed context."""
         ctx = self.ctx
@@ -73,16 +89,36 @@ class ReadPath:
                 raise ValidationError(f"{name}={value} must be at least 1 (None: the default)")
         if as_of is not None and not isinstance(as_of, datetime):
             raise ValidationError(f"as_of={as_of!r} must be a datetime or None")
+        kind = check_kind(kind)
+        if rerank is not None and not isinstance(rerank, bool):
+            raise ValidationError(f"rerank={rerank!r} must be True, False or None (the config)")
+        asked = required(scope)
         result = ctx.retriever.search(
             query,
-            required(scope),
+            asked,
             limit=limit or config.retrieve.limit,
             as_of=as_of,
             context_tokens=context_tokens or config.retrieve.context_tokens,
             now=ctx.now(),
+            focus=search_focus(ctx, self.lookup, focus, asked),
+            kind=kind,
+            rerank=self._rerank_model(rerank),
         )
         self.evolution.record_search(result)  # buffered; the evolver learns from it
         return result
+
+    def _rerank_model(self, rerank: bool | None) -> ChatModel | None:
+        """The chat model of the LLM rerank stage when it is on for this search, else None."""
+        on = self.ctx.config.retrieve.rerank if rerank is None else rerank
+        if not on:
+            return None
+        model = self.reranker or self.ctx.llm
+        if model is None:
+            raise ConfigError(
+                "rerank=True needs a chat model: pass SageMemory(reranker=...) or llm=... "
+                "(a ChatModel or a litellm model string)"
+            )
+        return model
 
     def explore(
         self,

@@ -12,7 +12,10 @@ One search, in order:
    the query's time window, and a penalty for memories whose facts were superseded; MMR;
 6. structure: for "what's next / what comes after / what do I need" questions, and for a
    problem with known causes, the plan or diagnosis from the graph;
-7. the context: sections within the token budget, every line citing its memories.
+7. stage-2 adjustments: a focus lifts the memories near it, a kind filters or an
+   experience question prefers experience (``focus.py``, ``kinds.py``);
+8. optional LLM rerank of the best candidates, one call at most (``rerank.py``);
+9. the context: sections within the token budget, every line citing its memories.
 
 Cost is bounded by what a query touches (top-k per channel, a capped neighbourhood, the turns
 around the best candidates), never by the size of the scope.
@@ -29,16 +32,30 @@ from sage_memory.config import RetrieveConfig
 from sage_memory.embed.base import Embedder
 from sage_memory.embed.tokens import TokenCounter
 from sage_memory.index.base import VectorIndex
+from sage_memory.llm.base import ChatModel
 from sage_memory.retrieve import context as ctx
+from sage_memory.retrieve import focus as fc
+from sage_memory.retrieve import kinds
 from sage_memory.retrieve.answer import StructureView, structure_view
 from sage_memory.retrieve.fusion import Weights, check_weights, preset
 from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text
 from sage_memory.retrieve.query import analyze
 from sage_memory.retrieve.ranking import rank_memories
 from sage_memory.retrieve.reader import GraphReader
+from sage_memory.retrieve.rerank import RerankStage
 from sage_memory.retrieve.runview import RunView, needs_view
 from sage_memory.retrieve.seeds import dense_seeds, word_seeds
-from sage_memory.types import EdgeHit, NodeHit, RetrievalResult, Scope, as_utc, replace
+from sage_memory.types import (
+    EdgeHit,
+    MemoryHit,
+    MemoryKind,
+    NodeHit,
+    RerankOutcome,
+    RetrievalResult,
+    Scope,
+    as_utc,
+    replace,
+)
 
 
 class Retriever:
@@ -70,6 +87,7 @@ class Retriever:
         self.count_tokens = counter
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        self._rerank = RerankStage()
 
     def _worker(self) -> ThreadPoolExecutor:
         """One helper thread, started on first search (nothing happens at construction)."""
@@ -84,6 +102,7 @@ class Retriever:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
+        self._rerank.close()
 
     # -- the search ------------------------------------------------------------------------
     def search(
@@ -96,8 +115,15 @@ class Retriever:
         context_tokens: int,
         now: datetime,
         weights: Weights | None = None,
+        focus: fc.Focus | None = None,
+        kind: MemoryKind | None = None,
+        rerank: ChatModel | None = None,
     ) -> RetrievalResult:
-        """Rank memories, nodes and facts for ``query`` in ``scope`` and pack a context."""
+        """Rank memories, nodes and facts for ``query`` in ``scope`` and pack a context.
+
+        ``focus`` seeds the graph walk and lifts the memories near it; ``kind`` keeps only
+        memories of that kind; ``rerank`` is the chat model of the optional LLM stage.
+        """
         started = time.perf_counter()
         w = weights or self.weights
         as_of = None if as_of is None else as_utc(as_of)  # a naive datetime is taken as UTC
@@ -114,11 +140,21 @@ class Retriever:
             dense = dense_seeds(self.index, scope, qvec, k=k)
         finally:
             words = pending.result()
-        ask = Ask(store, scope, plan, qvec, w, limit, as_of, now)
+        focus = focus if focus else None
+        if focus is not None:
+            words = fc.with_seeds(words, focus)
+        ask = Ask(store, scope, plan, qvec, w, self._width(limit, focus, kind, rerank), as_of, now)
         graph = gather(ask, words, self.index, self.config)
         hits = rank_memories(ask, dense, words.memories, graph, self.config)
+        near = None
+        if focus is not None:
+            near = fc.proximity(store, scope.partition, focus, hops=self.config.focus_hops)
+        hits, outcome = self._refine(query, hits, near, kind, rerank, limit)
         view = structure_view(store, scope.partition, plan, graph.linked, as_of)
         edge_hits = self._edge_hits(graph, view, limit)
+        if near is not None:
+            edge_hits = fc.boost_edges(edge_hits, near, hits, self.config.focus_weight)
+        edge_hits = kinds.keep_edges(edge_hits, kind, store, scope)
         node_hits = self._node_hits(graph, view, limit)
         core = [h for h in edge_hits if graph.relevant.get(h.edge.id, True)]
         past = [h for h in edge_hits if not graph.relevant.get(h.edge.id, True)]
@@ -127,7 +163,7 @@ class Retriever:
             [
                 (ctx.CORE, [ctx.fact_line(h) for h in core]),
                 (ctx.NEXT, list(view.lines)),
-                (ctx.BACKGROUND, [ctx.memory_line(h) for h in background]),
+                (ctx.BACKGROUND, [kinds.label(ctx.memory_line(h), h) for h in background]),
                 (ctx.HISTORY, [ctx.fact_line(h) for h in past]),
             ],
             context_tokens,
@@ -141,7 +177,54 @@ class Retriever:
             edges=tuple(edge_hits),
             context=context,
             took_ms=(time.perf_counter() - started) * 1000,
+            focus=focus.names if focus is not None else (),
+            focus_inferred=focus is not None and focus.inferred,
+            rerank=outcome,
         )
+
+    # -- stage 2 adjustments and the optional stage 3 --------------------------------------
+    def _width(
+        self,
+        limit: int,
+        focus: fc.Focus | None,
+        kind: MemoryKind | None,
+        rerank: ChatModel | None,
+    ) -> int:
+        """How many memories stage 2 keeps: ``limit``, or a wider pool for the later stages
+        to reorder, filter or rerank."""
+        width = limit
+        if focus is not None or kind is not None:
+            width = max(width, limit * 3)
+        if rerank is not None:
+            width = max(width, self.config.rerank_candidates)
+        return width
+
+    def _refine(
+        self,
+        query: str,
+        hits: list[MemoryHit],
+        near: fc.Proximity | None,
+        kind: MemoryKind | None,
+        rerank: ChatModel | None,
+        limit: int,
+    ) -> tuple[list[MemoryHit], RerankOutcome | None]:
+        """Focus boost, kind filter or preference, then the LLM rerank; cut to ``limit``."""
+        if near is not None:
+            hits = fc.boost(hits, near, self.config.focus_weight)
+        hits = kinds.prefer(hits, kind, query)
+        outcome = None
+        if rerank is not None:
+            cfg = self.config
+            hits, outcome = self._rerank.run(
+                rerank,
+                query,
+                hits,
+                candidates=cfg.rerank_candidates,
+                budget=cfg.rerank_tokens,
+                timeout_s=cfg.rerank_timeout_s,
+                count=self.count_tokens,
+            )
+        return hits[:limit], outcome
 
     # -- hits ------------------------------------------------------------------------------
     def _edge_hits(self, g: GraphEvidence, view: StructureView, limit: int) -> list[EdgeHit]:

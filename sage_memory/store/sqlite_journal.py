@@ -81,7 +81,10 @@ class SQLiteJournal(SQLiteConnection):
             if self._file_bytes() <= self.erase_now_bytes:
                 self._vacuum()
             else:
-                self.set_meta("erase_pending", "1")
+                self._db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('erase_pending', '1')"
+                    " ON CONFLICT(key) DO NOTHING"
+                )
 
     def _file_bytes(self) -> int:
         (pages,) = self._db.execute("PRAGMA page_count").fetchone()
@@ -98,7 +101,8 @@ class SQLiteJournal(SQLiteConnection):
         """Run the rewrite that :meth:`erase_deleted` deferred (at close, or at open after a
         crash)."""
         with self._lock:
-            if self.get_meta("erase_pending") is not None:
+            pending = self._db.execute("SELECT 1 FROM meta WHERE key = 'erase_pending'")
+            if pending.fetchone() is not None:
                 self._db.execute("DELETE FROM meta WHERE key = 'erase_pending'")
                 self._vacuum()
 

@@ -28,3 +28,22 @@ def seed_graph(mem: SageMemory, user_id: str = "alice") -> None:
         user_id=user_id,
     )
     mem.add("Alice prefers green tea in the afternoon.", user_id=user_id)
+
+
+#: Two near-twin projects whose tasks share names (for the focus option of the adapters).
+TWINS = (
+    "Project Kestrel is a recipe website built with Django.",
+    "Project Osprey is a recipe website built with Flask.",
+    "In Kestrel, the release step waits for the translation review.",
+    "In Osprey, the release step waits for the load test.",
+)
+
+
+def seed_twins(mem: SageMemory, user_id: str = "alice") -> None:
+    for text in TWINS:
+        mem.add(text, user_id=user_id)
+
+
+def leads(context: str, first: str, second: str) -> bool:
+    """Whether ``first`` comes before ``second`` in a packed context (both present)."""
+    return first in context and second in context and context.index(first) < context.index(second)

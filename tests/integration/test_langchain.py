@@ -318,3 +318,28 @@ def test_langchain_embeddings_as_embedder(tmp_path: Path) -> None:
         mem.add("Alice prefers green tea.", user_id="alice", infer=False)
         assert mem.search("green tea", user_id="alice").memories[0].text.startswith("Alice")
         assert mem.stats()["embedder"] == "fake-24:24"
+
+
+def test_chain_memory_focus_option(memory: SageMemory) -> None:
+    from support import leads, seed_twins
+
+    seed_twins(memory)
+    question = {"input": "what does the release step wait for?"}
+    for project, first, second in (
+        ("Project Osprey", "load test", "translation review"),
+        ("Project Kestrel", "translation review", "load test"),
+    ):
+        chat = SageConversationMemory(sage=memory, user_id="alice", focus=project)
+        assert leads(chat.load_memory_variables(question)["history"], first, second)
+
+
+def test_langchain_chat_model_reranks_a_search() -> None:
+    """The user's own LangChain model, through the bridge, as the rerank stage's model."""
+    llm = SageChatModel(FakeListChatModel(responses=[json.dumps({"order": [1, 0]})]))
+    with SageMemory(embedder="hashing", reranker=llm) as mem:
+        for text in ("The boiler was serviced in March.", "The boiler pressure dropped."):
+            mem.add(text, user_id="home")
+        plain = [h.text for h in mem.search("the boiler", user_id="home").memories]
+        res = mem.search("the boiler", user_id="home", rerank=True)
+    assert res.rerank is not None and res.rerank.status == "applied"
+    assert [h.text for h in res.memories] == plain[::-1]

@@ -227,12 +227,17 @@ def test_create_agent_with_store_middleware_and_tool(tmp_path: Path) -> None:
         assert system.content.startswith("You are a helpful assistant.")
         assert "<memory>" in system.content
         assert "favourite colour is teal" in system.content
-        # after_agent saved the turn: the question and the final answer.
-        texts = [m.text for m in mem.get_all(user_id="alice")]
+        # after_agent saved the turn: the question and the final answer ...
+        saved = mem.get_all(user_id="alice")
+        texts = [m.text for m in saved if m.source != "experience"]
         assert texts[-2:] == [
             "What is my favourite colour and locker?",
             "From your notes: Alice's locker code is 4512",
         ]
+        # ... and its tool call as an experience record
+        [record] = [m for m in saved if m.source == "experience"]
+        assert record.kind == "experience"
+        assert record.metadata["experience"]["actions"][0]["tool"] == "recall_notes"
 
 
 async def test_agent_calls_query_related_memories_and_uses_the_result(memory: SageMemory) -> None:
@@ -275,3 +280,77 @@ def test_middleware_without_a_scope_says_how_to_give_one(memory: SageMemory) -> 
     agent = create_agent(model, middleware=[SageMemoryMiddleware(memory)])
     with pytest.raises(ValueError, match="user_id"):
         agent.invoke({"messages": [{"role": "user", "content": "hello"}]})
+
+
+# -- focus and tool-call experience ----------------------------------------------------------
+@dataclass
+class FocusCtx:
+    user_id: str
+    focus: str | None = None
+
+
+@pytest.mark.parametrize("how", ["option", "run context"])
+def test_middleware_focus_leads_with_the_focused_project(memory: SageMemory, how: str) -> None:
+    from support import leads, seed_twins
+
+    seed_twins(memory)
+    model = ScriptedChatModel(script=["ok"])
+    if how == "option":
+        middleware = SageMemoryMiddleware(memory, focus="Project Osprey")
+        ctx = FocusCtx(user_id="alice")
+    else:
+        middleware = SageMemoryMiddleware(memory)
+        ctx = FocusCtx(user_id="alice", focus="Project Osprey")
+    agent = create_agent(model, middleware=[middleware], context_schema=FocusCtx)
+    agent.invoke(
+        {"messages": [{"role": "user", "content": "what does the release step wait for?"}]},
+        context=ctx,
+    )
+    system = model.calls[0][0].content
+    assert leads(system, "load test", "translation review")
+
+
+async def test_middleware_records_tool_calls_as_experience(memory: SageMemory) -> None:
+    from langchain_core.tools import ToolException
+
+    @tool
+    def restart_service(name: str) -> str:
+        """Restart a service by name."""
+        if name == "db":
+            raise ToolException("permission denied")
+        return f"{name} restarted"
+
+    restart_service.handle_tool_error = True  # the error becomes a ToolMessage (status error)
+
+    model = ScriptedChatModel(
+        script=[
+            tool_call("restart_service", {"name": "db"}, "c1"),
+            tool_call("restart_service", {"name": "web"}, "c2"),
+            "The web service is back; the database needs an admin.",
+        ]
+    )
+    agent = create_agent(
+        model,
+        tools=[restart_service],
+        middleware=[SageMemoryMiddleware(memory, user_id="alice", save_turns=False)],
+    )
+    await agent.ainvoke({"messages": [{"role": "user", "content": "Restart the db and web"}]})
+    [record] = memory.get_all(user_id="alice")
+    assert record.kind == "experience"
+    exp = record.metadata["experience"]
+    assert exp["task"] == "Restart the db and web"
+    assert [(a["tool"], a["success"]) for a in exp["actions"]] == [
+        ("restart_service", False),
+        ("restart_service", True),
+    ]
+    assert "permission denied" in exp["actions"][0]["result"]
+    assert exp["outcome"] == "The web service is back; the database needs an admin."
+    tool_node = memory.find_node("restart_service", user_id="alice", exact=True)
+    assert tool_node.label == "Tool"
+    found = memory.search("how did we restart the db last time?", user_id="alice")
+    assert found.memories[0].id == record.id
+    off = SageMemoryMiddleware(memory, user_id="bob", save_turns=False, record_tools=False)
+    model2 = ScriptedChatModel(script=[tool_call("restart_service", {"name": "web"}), "done"])
+    agent2 = create_agent(model2, tools=[restart_service], middleware=[off])
+    await agent2.ainvoke({"messages": [{"role": "user", "content": "Restart web"}]})
+    assert memory.get_all(user_id="bob") == []

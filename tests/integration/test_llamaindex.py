@@ -204,3 +204,20 @@ def test_llamaindex_llm_and_embedding_serve_the_engine(tmp_path: Path) -> None:
         (edge,) = mem.explore("Ana", user_id="ana").edges
         assert edge.relation == "LIVES_IN"
         assert mem.stats()["embedder"] == "mock-16:16"
+
+
+async def test_chat_memory_and_block_focus_option(memory: SageMemory) -> None:
+    from support import leads, seed_twins
+
+    seed_twins(memory)
+    question = "what does the release step wait for?"
+    for project, first, second in (
+        ("Project Osprey", "load test", "translation review"),
+        ("Project Kestrel", "translation review", "load test"),
+    ):
+        chat = SageChatMemory.from_defaults(sage=memory, user_id="alice", focus=project)
+        system = chat.get(input=question)[0].content or ""
+        assert leads(system, first, second)
+        block = SageMemoryBlock(sage=memory, user_id="alice", focus=project)
+        text = await block._aget([ChatMessage(role=MessageRole.USER, content=question)])
+        assert leads(text, first, second)

@@ -48,6 +48,8 @@ class SageConversationMemory(BaseMemory):
         limit / context_tokens: how many memories to rank and the context's token budget.
         recall_across_runs: search every run of the scope (True) or only ``run_id``.
         infer: run the extractor on saved turns (builds the graph); False stores text only.
+        focus: what the conversation is about (node names or ids): recall leans towards what
+            is near it (README "Focus").
     """
 
     sage: Any = Field(exclude=True)
@@ -62,6 +64,7 @@ class SageConversationMemory(BaseMemory):
     context_tokens: int = 1000
     recall_across_runs: bool = True
     infer: bool = True
+    focus: str | list[str] | None = None
 
     @property
     def memory_variables(self) -> list[str]:
@@ -106,7 +109,10 @@ class SageConversationMemory(BaseMemory):
         scope = read_scope(
             self.user_id, self.agent_id, self.run_id, recall_across_runs=self.recall_across_runs
         )
-        return {**scope, "limit": self.limit, "context_tokens": self.context_tokens}
+        kwargs = {**scope, "limit": self.limit, "context_tokens": self.context_tokens}
+        if self.focus is not None:
+            kwargs["focus"] = self.focus
+        return kwargs
 
     # -- BaseMemory ----------------------------------------------------------------------------
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from langchain_sage_memory._common import (
@@ -45,6 +45,12 @@ class SageMemoryMiddleware(AgentMiddleware):
         save_turns: write each finished turn (the user's message and the final answer).
         infer: run the extractor on saved turns.
         recall_across_runs: search all runs of the scope, not only ``run_id``.
+        focus: what the agent works on (node names or ids): recall leans towards what is near
+            it. When None, it is read from the run's context under ``focus_key`` if present.
+        focus_key: the run-context field that may carry the focus.
+        record_tools: store the tool calls of each finished turn as one experience record
+            (``add_experience``: the user's request as the task, each call's name, arguments,
+            result and success, the final answer as the outcome).
     """
 
     def __init__(
@@ -62,6 +68,9 @@ class SageMemoryMiddleware(AgentMiddleware):
         save_turns: bool = True,
         infer: bool = True,
         recall_across_runs: bool = True,
+        focus: str | Sequence[str] | None = None,
+        focus_key: str = "focus",
+        record_tools: bool = True,
     ) -> None:
         super().__init__()
         engine_of(sage)  # fail early on a wrong object
@@ -79,6 +88,9 @@ class SageMemoryMiddleware(AgentMiddleware):
         self.save_turns = save_turns
         self.infer = infer
         self.recall_across_runs = recall_across_runs
+        self.focus = focus
+        self.focus_key = focus_key
+        self.record_tools = record_tools
         self.tools = []
 
     # -- scope and text ------------------------------------------------------------------------
@@ -128,9 +140,26 @@ class SageMemoryMiddleware(AgentMiddleware):
         note = HumanMessage(content=block, name=self.tag)
         return request.override(messages=[*messages[:at], note, *messages[at:]])
 
+    def _focus(self, runtime: Runtime[Any] | None) -> str | Sequence[str] | None:
+        if self.focus is not None:
+            return self.focus
+        ctx = getattr(runtime, "context", None)
+        value = (
+            ctx.get(self.focus_key) if isinstance(ctx, dict) else getattr(ctx, self.focus_key, None)
+        )
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+            return list(value)
+        return None
+
     def _search_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         scope = self._scope(request.runtime, write=False)
-        return {**scope, "limit": self.limit, "context_tokens": self.context_tokens}
+        kwargs = {**scope, "limit": self.limit, "context_tokens": self.context_tokens}
+        focus = self._focus(request.runtime)
+        if focus is not None:
+            kwargs["focus"] = focus
+        return kwargs
 
     @staticmethod
     def _turn(state: Any) -> list[dict[str, str]]:
@@ -148,6 +177,44 @@ class SageMemoryMiddleware(AgentMiddleware):
                 answer = message_text(m.content)
         turn = [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
         return [t for t in turn if t["content"].strip()]
+
+    @staticmethod
+    def _experience(state: Any) -> dict[str, Any] | None:
+        """The last turn's tool calls as an ``add_experience`` record, or None without any."""
+        messages: Sequence[AnyMessage] = state.get("messages", []) if state else []
+        start = next(
+            (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)),
+            None,
+        )
+        if start is None:
+            return None
+        results: dict[str, ToolMessage] = {
+            m.tool_call_id: m for m in messages[start + 1 :] if isinstance(m, ToolMessage)
+        }
+        actions: list[dict[str, Any]] = []
+        answer = ""
+        for m in messages[start + 1 :]:
+            if not isinstance(m, AIMessage):
+                continue
+            for call in m.tool_calls:
+                done = results.get(call.get("id") or "")
+                actions.append(
+                    {
+                        "tool": call["name"],
+                        "arguments": call.get("args", {}),
+                        "result": message_text(done.content) if done is not None else "",
+                        "success": None if done is None else done.status != "error",
+                    }
+                )
+            if not m.tool_calls and message_text(m.content).strip():
+                answer = message_text(m.content)
+        if not actions:
+            return None
+        return {
+            "task": message_text(messages[start].content).strip() or "(no request text)",
+            "actions": actions,
+            "outcome": answer.strip() or None,
+        }
 
     # -- hooks ---------------------------------------------------------------------------------
     def wrap_model_call(
@@ -175,6 +242,9 @@ class SageMemoryMiddleware(AgentMiddleware):
         turn = self._turn(state) if self.save_turns else []
         if turn:
             engine_of(self.sage).add(turn, **self._scope(runtime, write=True), infer=self.infer)
+        record = self._experience(state) if self.record_tools else None
+        if record is not None:
+            engine_of(self.sage).add_experience(**record, **self._scope(runtime, write=True))
         return None
 
     async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -182,5 +252,10 @@ class SageMemoryMiddleware(AgentMiddleware):
         if turn:
             await async_engine_of(self.sage).add(
                 turn, **self._scope(runtime, write=True), infer=self.infer
+            )
+        record = self._experience(state) if self.record_tools else None
+        if record is not None:
+            await async_engine_of(self.sage).add_experience(
+                **record, **self._scope(runtime, write=True)
             )
         return None

@@ -45,6 +45,8 @@ class SageChatMemory(BaseMemory):
         user_id, agent_id, run_id: the scope; ``run_id`` tags this conversation's messages.
         limit, context_tokens: how many memories to rank and the context's token budget.
         recall_across_runs: search every run of the scope (True) or only ``run_id``.
+        focus: what the conversation is about (node names or ids): recall leans towards what
+            is near it (README "Focus").
         infer: run the extractor on saved messages.
         tag: the XML-style tag that wraps the context in the system message.
     """
@@ -58,6 +60,7 @@ class SageChatMemory(BaseMemory):
     context_tokens: int = 1000
     recall_across_runs: bool = True
     infer: bool = True
+    focus: str | list[str] | None = None
     tag: str = "memory"
     # User messages wait here until the recall for them has run, so a question never comes
     # back as its own "memory"; they are written before the answer is.
@@ -102,7 +105,10 @@ class SageChatMemory(BaseMemory):
     def _search_kwargs(self) -> dict[str, Any]:
         run = None if self.recall_across_runs else self.run_id
         scope = scope_kwargs(self.user_id, self.agent_id, run)
-        return {**scope, "limit": self.limit, "context_tokens": self.context_tokens}
+        kwargs = {**scope, "limit": self.limit, "context_tokens": self.context_tokens}
+        if self.focus is not None:
+            kwargs["focus"] = self.focus
+        return kwargs
 
     @staticmethod
     def _query(input: str | None, messages: list[ChatMessage]) -> str:

@@ -38,6 +38,8 @@ class SageMemoryBlock(BaseMemoryBlock[str]):
         agent_id: the agent part of the scope (optional).
         limit, context_tokens: how many memories to rank and the context's token budget.
         infer: run the extractor on flushed messages.
+        focus: what the conversation is about (node names or ids): recall leans towards what
+            is near it (README "Focus").
     """
 
     name: str = "sage_memory"
@@ -48,6 +50,7 @@ class SageMemoryBlock(BaseMemoryBlock[str]):
     limit: int = 8
     context_tokens: int = 800
     infer: bool = True
+    focus: str | list[str] | None = None
 
     def _user(self, session_id: str | None) -> str | None:
         return self.user_id if self.user_id is not None else session_id
@@ -62,6 +65,7 @@ class SageMemoryBlock(BaseMemoryBlock[str]):
             **scope_kwargs(user, self.agent_id, None),
             limit=self.limit,
             context_tokens=self.context_tokens,
+            focus=self.focus,
         )
         return result.context
 
