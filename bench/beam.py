@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import (
     DATA,
-    RESULTS,
+    GRAPH_ABLATIONS,
     CachedMiniLM,
     Doc,
     Probe,
@@ -40,6 +40,7 @@ from common import (
     recall_table,
     rrf_system,
     sage_run,
+    save_report,
     stamp,
     timed,
     write_section,
@@ -50,8 +51,8 @@ KS = (5, 10, 20)
 CHUNK = 8000
 SECTION = "## Long technical chats (BEAM dev)"
 _MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
-ABLATIONS: dict[str, dict[str, float]] = {
-    "without graph and entity evidence": {"graph": 0.0, "entity": 0.0},
+ABLATIONS: dict[str, dict[str, Any]] = {
+    **GRAPH_ABLATIONS,
     "without neighbouring turns": {"neighbour": 0.0},
 }
 
@@ -220,12 +221,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--chats", nargs="*", help="chat folder names (default: all ten)")
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--save-as", help="also keep this run as bench/results/beam_<NAME>.json")
     args = ap.parse_args(argv)
     report = run(args)
     print(overall_table(report))
+    for name, res in report["ablations"].items():
+        print(f"{name}: {res['overall']}")
     if not args.no_write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "beam.json").write_text(json.dumps(report, indent=2) + "\n")
+        save_report("beam", report, args.save_as)
         write_section(SECTION, section(report))
 
 

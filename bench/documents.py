@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import (
     DATA,
-    RESULTS,
+    GRAPH_ABLATIONS,
     CachedMiniLM,
     Doc,
     Probe,
@@ -36,6 +36,7 @@ from common import (
     recall_table,
     rrf_system,
     sage_run,
+    save_report,
     stamp,
     timed,
     write_section,
@@ -44,8 +45,8 @@ from common import (
 HOTPOT = DATA / "hotpotqa_subset"
 KS = (2, 5, 10)
 SECTION = "## Multi-hop documents (HotpotQA subset)"
-ABLATIONS: dict[str, dict[str, float]] = {
-    "without graph and entity evidence": {"graph": 0.0, "entity": 0.0},
+ABLATIONS: dict[str, dict[str, Any]] = {
+    **GRAPH_ABLATIONS,
     "without lexical": {"lexical": 0.0},
     "without dense": {"dense": 0.0},
 }
@@ -139,14 +140,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-extract", action="store_true", help="store passages with infer=False")
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--save-as", help="also keep this run as bench/results/documents_<NAME>.json")
     args = ap.parse_args(argv)
     report = run(args)
     print(recall_table(report["results"], KS))
     for name, res in report["ablations"].items():
         print(f"{name}: {res['overall']}")
     if not args.no_write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "documents.json").write_text(json.dumps(report, indent=2) + "\n")
+        save_report("documents", report, args.save_as)
         write_section(SECTION, section(report))
 
 

@@ -47,6 +47,7 @@ from common import (  # noqa: E402 - the shared harness beside this script
     DATA as SHARED_DATA,
 )
 from common import (  # noqa: E402
+    GRAPH_ABLATIONS,
     CachedMiniLM,
     Doc,
     Search,
@@ -55,6 +56,8 @@ from common import (  # noqa: E402
     chroma_system,
     dense_system,
     fts5_system,
+    save_report,
+    stamp,
 )
 
 DATA = SHARED_DATA / "locomo_dev.json"
@@ -125,7 +128,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "without neighbouring turns": {"neighbour": 0.0},
     "without speaker match": {"author": 0.0},
     "without time window": {"time": 0.0},
-    "without graph and entity evidence": {"graph": 0.0, "entity": 0.0},
+    **GRAPH_ABLATIONS,
     "dense + lexical only": {
         "neighbour": 0.0,
         "author": 0.0,
@@ -348,7 +351,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "ingest": ingest,
         "results": results,
         "ablations": ablations,
-        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        **stamp(),
     }
 
 
@@ -447,12 +450,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument("--no-ablations", action="store_true", help="skip the ablation runs")
     ap.add_argument("--no-write", action="store_true", help="print only; keep files unchanged")
+    ap.add_argument("--save-as", help="also keep this run as bench/results/locomo_<NAME>.json")
     args = ap.parse_args(argv)
     report = run(args)
     print(table(report["results"]))
+    for name, res in report["ablations"].items():
+        print(f"{name}: overall {res['overall']}, multi-hop {res['multi-hop']}")
     if not args.no_write:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+        save_report(RESULTS.stem, report, args.save_as)
         write_readme(readme_section(report))
 
 

@@ -32,7 +32,7 @@ from sage_memory.index.base import VectorIndex
 from sage_memory.retrieve import context as ctx
 from sage_memory.retrieve.answer import StructureView, structure_view
 from sage_memory.retrieve.fusion import Weights, check_weights, preset
-from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text
+from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text, recall
 from sage_memory.retrieve.query import analyze
 from sage_memory.retrieve.ranking import rank_memories
 from sage_memory.retrieve.reader import GraphReader
@@ -116,6 +116,8 @@ class Retriever:
             words = pending.result()
         ask = Ask(store, scope, plan, qvec, w, limit, as_of, now)
         graph = gather(ask, words, self.index, self.config)
+        if w.walk and w.graph > 0:
+            recall(ask, graph, dense, words.memories, self.config)
         hits = rank_memories(ask, dense, words.memories, graph, self.config)
         view = structure_view(store, scope.partition, plan, graph.linked, as_of)
         edge_hits = self._edge_hits(graph, view, limit)
