@@ -14,7 +14,14 @@ from datetime import datetime
 
 from sage_memory.config import RetrieveConfig
 from sage_memory.index.base import VectorIndex
-from sage_memory.retrieve.expand import EdgeFilter, Expansion, Neighbourhood, bfs, local_ppr
+from sage_memory.retrieve.expand import (
+    EXPIRED_FACTOR,
+    EdgeFilter,
+    Expansion,
+    Neighbourhood,
+    bfs,
+    local_ppr,
+)
 from sage_memory.retrieve.fusion import Weights
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
@@ -136,6 +143,9 @@ def recall(
     graph.add_nodes([ln.node for ln in g.linked])
     g.walk, result = associate(graph, seeds)
     g.walk_read = len(result.read)
+    # A memory whose facts no longer hold lends the walk less, as an expired fact does.
+    for mid in g.superseded & g.walk.keys():
+        g.walk[mid] *= EXPIRED_FACTOR
 
 
 def _provenance(g: GraphEvidence) -> None:
