@@ -41,6 +41,7 @@ from common import (
     rrf_system,
     sage_run,
     save_report,
+    saved_runs,
     stamp,
     timed,
     write_section,
@@ -204,6 +205,10 @@ def section(report: dict[str, Any]) -> str:
         ),
         "",
     ]
+    saved = saved_runs("beam", _describe)
+    if saved:
+        lines += ["Runs kept side by side (sage and dense R@10, sage current first):", "", *saved]
+        lines.append("")
     if report["ablations"]:
         lines += [
             "Ablations (same stores, one part off), overall R@5/10/20: "
@@ -214,6 +219,18 @@ def section(report: dict[str, Any]) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def _describe(d: dict[str, Any]) -> str:
+    res = d["results"]
+    text = (
+        f"sage R@10 {res['sage']['overall']['R@10']}, dense R@10 "
+        f"{res['dense']['overall']['R@10']}, current first {res['sage']['current_first_pct']}%"
+    )
+    for name in GRAPH_ABLATIONS:
+        if name in d.get("ablations", {}):
+            text += f"; {name} R@10 {d['ablations'][name]['overall']['R@10']}"
+    return text
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -377,6 +377,21 @@ def save_report(bench: str, report: dict[str, Any], save_as: str | None = None) 
         (RESULTS / f"{bench}_{save_as}.json").write_text(text)
 
 
+def saved_runs(bench: str, describe: Callable[[dict[str, Any]], str]) -> list[str]:
+    """One line per run kept with ``--save-as`` (``bench/results/<bench>_<NAME>.json``)."""
+    import json
+
+    lines = []
+    for path in sorted(RESULTS.glob(f"{bench}_*.json")):
+        d = json.loads(path.read_text())
+        name = path.stem.removeprefix(f"{bench}_")
+        lines.append(
+            f"- saved run `{name}` (commit {d.get('commit', '?')}, {d.get('when', '?')}): "
+            f"{describe(d)}"
+        )
+    return lines
+
+
 def replace_weights(mem: Any, **changes: Any) -> Any:
     """Fusion weights of ``mem`` with some switched off, for ablations."""
     return dataclasses.replace(mem.retriever.weights, **changes)

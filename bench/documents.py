@@ -37,6 +37,7 @@ from common import (
     rrf_system,
     sage_run,
     save_report,
+    saved_runs,
     stamp,
     timed,
     write_section,
@@ -122,6 +123,9 @@ def section(report: dict[str, Any]) -> str:
         recall_table(report["results"], KS),
         "",
     ]
+    saved = saved_runs("documents", _describe)
+    if saved:
+        lines += ["Runs kept side by side (sage R@2/5/10; graph ablations R@5):", "", *saved, ""]
     if report["ablations"]:
         lines += [
             "Ablations (same store, one channel off):",
@@ -132,6 +136,15 @@ def section(report: dict[str, Any]) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def _describe(d: dict[str, Any]) -> str:
+    o = d["results"]["sage"]["overall"]
+    text = "/".join(str(o[f"R@{k}"]) for k in KS)
+    for name in GRAPH_ABLATIONS:
+        if name in d.get("ablations", {}):
+            text += f"; {name} R@5 {d['ablations'][name]['overall']['R@5']}"
+    return text
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -57,6 +57,7 @@ from common import (  # noqa: E402
     dense_system,
     fts5_system,
     save_report,
+    saved_runs,
     stamp,
 )
 
@@ -392,6 +393,16 @@ How to read it, honestly:
 """
 
 
+def _describe(d: dict[str, Any]) -> str:
+    sage = d["results"]["sage"]
+    text = f"sage {sage['overall']['R@10']} / {sage['multi-hop']['R@10']}"
+    for name in GRAPH_ABLATIONS:
+        if name in d.get("ablations", {}):
+            a = d["ablations"][name]
+            text += f"; {name} {a['overall']['R@10']} / {a['multi-hop']['R@10']}"
+    return text
+
+
 def readme_section(report: dict[str, Any]) -> str:
     res = report["results"]
     named = {NAMES.get(k, k): v for k, v in res.items()}
@@ -417,6 +428,9 @@ def readme_section(report: dict[str, Any]) -> str:
             f"p95 {sage['p95'] / chroma['p95']:.2f}x (target: p95 within 2x).",
             "",
         ]
+    saved = saved_runs("locomo", _describe)
+    if saved:
+        lines += ["Runs kept side by side (overall and multi-hop R@10):", "", *saved, ""]
     if report.get("ablations"):
         lines += [
             "Ablations (same stores and queries, one part switched off; recall only):",
