@@ -8,8 +8,9 @@
 
 Importing this package is cheap: heavy parts (the embedding model, Chroma, litellm) load on
 first use. Public names are resolved lazily through ``__getattr__``. Besides the engine, its
-config and its data types, the ports (GraphStore, VectorIndex, Embedder, ChatModel, Extractor)
-and the adapter helpers are exported here: integrations import only from this surface.
+config and its data types, the ports (GraphStore with the optional EvolverState and ScopeLocking,
+VectorIndex, Embedder, ChatModel, Extractor) and the adapter helpers are exported here:
+integrations import only from this surface.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ _EXPORTS = {
     "EdgeSpec": "sage_memory.types",
     "Vector": "sage_memory.types",
     "GraphStore": "sage_memory.store.base",
+    "EvolverState": "sage_memory.store.base",
+    "ScopeLocking": "sage_memory.store.base",
     "VectorIndex": "sage_memory.index.base",
     "Embedder": "sage_memory.embed.base",
     "ChatModel": "sage_memory.llm.base",
@@ -80,6 +83,7 @@ __all__ = [
     "Embedder",
     "EvolutionReport",
     "EvolveConfig",
+    "EvolverState",
     "ExtractConfig",
     "ExtractionContext",
     "ExtractionError",
@@ -99,6 +103,7 @@ __all__ = [
     "SageMemory",
     "SageMemoryError",
     "Scope",
+    "ScopeLocking",
     "StorageError",
     "Subgraph",
     "Suggestion",
@@ -129,7 +134,7 @@ if TYPE_CHECKING:
     from sage_memory.extract.base import ExtractionContext, Extractor
     from sage_memory.index.base import VectorIndex
     from sage_memory.llm.base import ChatModel, ChatResponse, Message
-    from sage_memory.store.base import GraphStore
+    from sage_memory.store.base import EvolverState, GraphStore, ScopeLocking
     from sage_memory.types import (
         AddResult,
         Change,

@@ -241,17 +241,25 @@ def cmd_import(args: argparse.Namespace) -> int:
         )
     with _open(args) as mem:
         results = mem.add_many(
-            items, infer=not args.no_infer, progress=not args.quiet, **_scope(args)
+            items,
+            infer=not args.no_infer,
+            progress=not args.quiet,
+            dedup=not args.no_dedup,
+            **_scope(args),
         )
     lines = ", ".join(str(b["line"]) for b in skipped)
+    stored = [r.memory_id for r in results if r.skipped]
+    new = len(results) - len(stored)
     _emit(
         args,
         {
-            "imported": len(results),
+            "imported": new,
+            "already_stored": len(stored),
             "memory_ids": [r.memory_id for r in results],
             "skipped": skipped,
         },
-        f"imported {len(results)} memories"
+        f"imported {new} memories"
+        + (f"; {len(stored)} already stored (same text, scope and time)" if stored else "")
         + (f"; skipped {len(skipped)} bad line(s): {lines}" if skipped else ""),
     )
     return 0
@@ -689,6 +697,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("file", help="a .txt/.jsonl file, or - for stdin")
     sp.add_argument("--no-infer", action="store_true")
     sp.add_argument("--strict", action="store_true", help="stop at the first bad line")
+    sp.add_argument(
+        "--no-dedup",
+        action="store_true",
+        help="store records again even when the same text, scope and timestamp (or id) is stored",
+    )
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
     sp = add("search", "hybrid search; prints ranked memories (or everything with --json)")
     sp.add_argument("query")

@@ -359,6 +359,14 @@ class AddResult:
     change_ids: tuple[str, ...] = ()
     tokens_used: int = 0
     extraction_error: str | None = None
+    #: Memories of the call that were already stored (same text, scope and timestamp, or the
+    #: same ``metadata["id"]``): nothing was written for them; their ids are the stored ones.
+    skipped_ids: tuple[str, ...] = ()
+
+    @property
+    def skipped(self) -> bool:
+        """True when this memory was already stored and nothing was written for it."""
+        return self.memory_id in self.skipped_ids
 
 
 ChangeOp = Literal["insert", "update", "delete"]

@@ -73,6 +73,7 @@ class AsyncSageMemory:
         kind: MemoryKind | None = None,
         source: str | None = None,
         infer: bool = True,
+        dedup: bool = True,
     ) -> AddResult:
         return await asyncio.to_thread(
             self.sync.add,
@@ -85,6 +86,7 @@ class AsyncSageMemory:
             kind=kind,
             source=source,
             infer=infer,
+            dedup=dedup,
         )
 
     async def add_many(

@@ -25,7 +25,7 @@ from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.llm.base import ChatModel
 from sage_memory.schema import Schema
-from sage_memory.store.base import GraphStore
+from sage_memory.store.base import EvolvingStore, ScopeLocking
 from sage_memory.types import Change, Scope, Vector
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class EngineContext:
 
     config: SageConfig
     path: Path | None
-    store: GraphStore
+    store: EvolvingStore
     index: VectorIndex
     embedder: Embedder
     llm: ChatModel | None
@@ -68,11 +68,22 @@ class EngineContext:
             raise StorageError("this SageMemory is closed; open a new one")
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
-        """Hold the write lock, checking (under it) that the engine is still open."""
+    def writing(self, *partitions: str) -> Iterator[None]:
+        """Hold the write lock, checking (under it) that the engine is still open.
+
+        With ``partitions`` (partition keys), a store shared by processes (one with
+        :class:`~sage_memory.store.base.ScopeLocking`, PostgreSQL) is also locked on each
+        across processes, in sorted order so that two writers never wait on each other: what a
+        write reads before it decides (entity resolution, current values, what a delete
+        removes) cannot change under it.
+        """
         with self.lock:
             self.check_open()
-            yield
+            with contextlib.ExitStack() as held:
+                if partitions and isinstance(self.store, ScopeLocking):
+                    for key in sorted(set(partitions)):
+                        held.enter_context(self.store.scope_lock(key))
+                yield
 
     def set_index(self, index: VectorIndex) -> None:
         """Swap the vector index everywhere it is held (after a damaged one was rebuilt)."""

@@ -42,7 +42,8 @@ from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
 from sage_memory.schema import Schema
-from sage_memory.store.base import GraphStore
+from sage_memory.store.base import EvolvingStore, GraphStore
+from sage_memory.store.local_evolver import with_evolver_state
 from sage_memory.types import (
     AddResult,
     Change,
@@ -115,7 +116,8 @@ class SageMemory:
         self._schedule: Schedule | None = None
         opened: list[Any] = []  # closed again when building a later part fails
         try:
-            own_store = store or wiring.default_store(folder)
+            # A store without the evolver-state port gets a process-local one.
+            own_store = with_evolver_state(store or wiring.default_store(folder))
             opened.append(own_store)
             own_embedder = make_embedder(embedder or config.embedder)
             own_index = index or wiring.default_index(config, folder)
@@ -184,7 +186,7 @@ class SageMemory:
     # -- the wiring, readable (and replaceable, as tests do with the extractor) ------------
     config: ContextField[SageConfig] = ContextField("The :class:`SageConfig` in use.")
     path: ContextField[Path | None] = ContextField("The memory folder; None: in memory.")
-    store: ContextField[GraphStore] = ContextField("The graph store (the source of truth).")
+    store: ContextField[EvolvingStore] = ContextField("The graph store (the source of truth).")
     index: ContextField[VectorIndex] = ContextField("The vector index (derived).")
     embedder: ContextField[Embedder] = ContextField("The embedder of texts and names.")
     llm: ContextField[ChatModel | None] = ContextField("The chat model, or None.")
@@ -209,6 +211,7 @@ class SageMemory:
         kind: MemoryKind | None = None,
         source: str | None = None,
         infer: bool = True,
+        dedup: bool = True,
     ) -> AddResult:
         """Remember a text, a chat message or a list of messages.
 
@@ -216,6 +219,11 @@ class SageMemory:
         edges. If extraction fails the memory is still stored, with the failure recorded on it.
         A list of messages becomes one memory per message; the result describes the first, and
         ``memory_ids`` lists all.
+
+        Adding is idempotent by content: the same text with the same scope and ``timestamp``
+        (or the same ``metadata={"id": ...}``) added again is not stored twice; the result's
+        ``skipped`` is True and ``memory_id`` is the stored memory's. ``dedup=False`` stores it
+        again anyway. Without a timestamp or id each add is a new episode.
 
         Returns:
             AddResult with the memory id, the nodes and edges it created or touched, the facts it
@@ -229,6 +237,7 @@ class SageMemory:
             kind=kind,
             source=source,
             infer=infer,
+            dedup=dedup,
         )
 
     def add_many(
@@ -241,11 +250,13 @@ class SageMemory:
         infer: bool = True,
         progress: bool = False,
         batch_size: int | None = None,
+        dedup: bool = True,
     ) -> list[AddResult]:
         """Remember many items with batched embedding and extraction.
 
         Items are strings or dicts ``{text, timestamp?, metadata?, kind?, source?, role?}``.
-        Each batch is one transaction: a batch that returned is durable.
+        Each batch is one transaction: a batch that returned is durable. Items already stored
+        (see ``add``) come back with ``skipped`` True; ``dedup=False`` stores them again.
         """
         return self._writes.add_many(
             items,
@@ -253,6 +264,7 @@ class SageMemory:
             infer=infer,
             progress=progress,
             batch_size=batch_size,
+            dedup=dedup,
         )
 
     def update(

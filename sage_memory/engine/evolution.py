@@ -101,7 +101,7 @@ class Evolution:
         ctx = self.ctx
         ctx.check_open()
         scopes = ctx.store.partitions() if scope is None else [scope.partition]
-        with ctx.writing():
+        with ctx.writing(*(s.key for s in scopes)):
             self.access.flush()
             now = ctx.now()
             uow = UnitOfWork(ctx.store, Batch("evolver", "evolve", now))
@@ -125,7 +125,7 @@ class Evolution:
         """Apply a suggestion, planned again on the graph as it is now, as one batch."""
         ctx = self.ctx
         ctx.check_open()
-        with ctx.lock:
+        with ctx.writing(self.evolver.get_suggestion(suggestion_id).scope.partition.key):
             now = ctx.now()
             uow = UnitOfWork(ctx.store, Batch("user", f"accept {suggestion_id}", now))
             suggestion, _ = self.evolver.accept(uow, suggestion_id, now)
@@ -151,7 +151,7 @@ class Evolution:
         ctx.check_open()
         kept = self.lookup.find_node(keep, scope)
         gone = self.lookup.find_node(other, scope)
-        with ctx.lock:
+        with ctx.writing(kept.scope.partition.key):
             now = ctx.now()
             uow = UnitOfWork(ctx.store, Batch("user", f"merge {gone.id} into {kept.id}", now))
             apply_to(uow, manual_merge(uow, kept, gone, now))

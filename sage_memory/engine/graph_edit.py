@@ -75,7 +75,7 @@ def add_graph(
         extraction="skipped",
     )
     vectors = ctx.embedder.embed([text, *(s.name for s in nodes)])
-    with ctx.writing():
+    with ctx.writing(memory.scope.partition.key):
         uow = UnitOfWork(ctx.store, Batch("user", "add_graph", now))
         uow.put(memory, vectors[0])
         out = _Edit(ctx, uow, memory, now).plan(nodes, edges, vectors[1:])
@@ -223,7 +223,7 @@ def delete_node(ctx: EngineContext, node: Node) -> list[Change]:
     The memories that mention the node stay: this edits the graph, it does not forget text
     (``SageMemory.delete`` does that).
     """
-    with ctx.writing():
+    with ctx.writing(node.scope.partition.key):
         uow = UnitOfWork(ctx.store, Batch("user", f"delete node {node.id}", ctx.now()))
         for edge in uow.edges_of(node.scope, [node.id]):
             uow.remove(edge)
@@ -235,7 +235,7 @@ def delete_node(ctx: EngineContext, node: Node) -> list[Change]:
 
 def delete_edge(ctx: EngineContext, edge: Edge) -> list[Change]:
     """Remove one edge, as one undoable batch (its nodes and memories stay)."""
-    with ctx.writing():
+    with ctx.writing(edge.scope.partition.key):
         uow = UnitOfWork(ctx.store, Batch("user", f"delete edge {edge.id}", ctx.now()))
         uow.remove(edge)
         changes = uow.commit()

@@ -33,24 +33,27 @@ class Maintenance:
                 ]
             if not entries:
                 raise NotFoundError(f"no change or batch with id {change_or_batch_id!r}")
-            last_seq = max(s for s, _ in entries)
-            touched = {c.entity_id for _, c in entries}
-            if not force:
-                later = [
-                    c.id for s, c in store.journal(after_seq=last_seq) if c.entity_id in touched
-                ]
-                if later:
-                    raise ValidationError(
-                        f"{len(later)} later change(s) touched the same rows (first: {later[0]}); "
-                        "undo those first, or pass force=True"
-                    )
-            current = current_state(store, [c for _, c in entries])
-            batch = Batch("user", f"undo {change_or_batch_id}", ctx.now())
-            changes = inverse([c for _, c in entries], current, batch)
-            vectors = self._vectors_for_restored(changes)
-            store.apply(changes, vectors)
-            ctx.sync_index(changes, vectors)
-            return changes
+            # A store shared by processes: the partitions the batch touched stay still until
+            # the inverse is applied (no other process writes those rows in between).
+            with ctx.writing(*{c.scope_key for _, c in entries}):
+                last_seq = max(s for s, _ in entries)
+                touched = {c.entity_id for _, c in entries}
+                if not force:
+                    later = [
+                        c.id for s, c in store.journal(after_seq=last_seq) if c.entity_id in touched
+                    ]
+                    if later:
+                        raise ValidationError(
+                            f"{len(later)} later change(s) touched the same rows (first: "
+                            f"{later[0]}); undo those first, or pass force=True"
+                        )
+                current = current_state(store, [c for _, c in entries])
+                batch = Batch("user", f"undo {change_or_batch_id}", ctx.now())
+                changes = inverse([c for _, c in entries], current, batch)
+                vectors = self._vectors_for_restored(changes)
+                store.apply(changes, vectors)
+                ctx.sync_index(changes, vectors)
+                return changes
 
     def _vectors_for_restored(self, changes: Sequence[Change]) -> dict[str, Vector]:
         """Re-embed restored memories and nodes whose text changed or that came back."""

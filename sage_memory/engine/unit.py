@@ -46,13 +46,17 @@ class UnitOfWork:
         keys = {name_key(n) for n in names}
         out: dict[str, Node] = {}
         for n in self.store.find_nodes(scope, list(names)):
-            cur = self.node(scope, n.id)
-            if cur is not None and self._matches(cur, keys):
+            cur = self._pending(n)  # the stored row just read, unless this unit changed it
+            if isinstance(cur, Node) and self._matches(cur, keys):
                 out[n.id] = cur
         for rec in self._current.values():
             if isinstance(rec, Node) and rec.scope.key == scope.key and self._matches(rec, keys):
                 out[rec.id] = rec
         return list(out.values())
+
+    def _pending(self, stored: Record) -> Record | None:
+        """``stored`` as this unit of work sees it: its pending state when it changed it."""
+        return self._current.get(stored.id, stored)
 
     @staticmethod
     def _matches(node: Node, keys: set[str]) -> bool:
@@ -64,8 +68,8 @@ class UnitOfWork:
         wanted = set(node_ids)
         out: dict[str, Edge] = {}
         for e in self.store.edges_of(scope, node_ids, relations=relations):
-            cur = self.edge(scope, e.id)
-            if cur is not None:
+            cur = self._pending(e)  # no second read per edge (a round trip on a server)
+            if isinstance(cur, Edge):
                 out[e.id] = cur
         for rec in self._current.values():
             if (
@@ -86,6 +90,13 @@ class UnitOfWork:
 
     def touched(self) -> Iterable[Record]:
         return (r for r in self._current.values() if r is not None)
+
+    def removed(self) -> Iterable[Record]:
+        """Stored rows this unit deletes, as they were."""
+        for rid, rec in self._current.items():
+            original = self._original.get(rid)
+            if rec is None and original is not None:
+                yield original
 
     # -- writing ---------------------------------------------------------------------------
     def put(self, record: Record, vector: Vector | None = None) -> None:

@@ -6,13 +6,14 @@ add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from sage_memory.engine.dedup import content_ids
+from sage_memory.engine.forget import Scrubbed, scrub_journal, scrub_survivors
 from sage_memory.engine.ingest import support_removal
 from sage_memory.engine.inputs import Episode, episodes_from
 from sage_memory.engine.journal import Batch
@@ -66,6 +67,7 @@ class WritePath:
         kind: MemoryKind | None,
         source: str | None,
         infer: bool,
+        dedup: bool = True,
     ) -> AddResult:
         """Remember a text, a chat message or a list of messages.
 
@@ -88,13 +90,15 @@ class WritePath:
             kind=kind,
             source=source,
         )
-        results = self._add_episodes(episodes, scope, infer=infer)
+        ids = content_ids(episodes, scope) if dedup else [None] * len(episodes)
+        results = self._add_episodes(episodes, scope, infer=infer, ids=ids)
         if len(results) == 1:
             return results[0]
         first = results[0]
         return dataclasses.replace(
             first,
             memory_ids=tuple(r.memory_id for r in results),
+            skipped_ids=tuple(i for r in results for i in r.skipped_ids),
             node_ids=tuple(dict.fromkeys(n for r in results for n in r.node_ids)),
             edge_ids=tuple(dict.fromkeys(e for r in results for e in r.edge_ids)),
             change_ids=tuple(c for r in results for c in r.change_ids),
@@ -109,6 +113,7 @@ class WritePath:
         infer: bool,
         progress: bool,
         batch_size: int | None,
+        dedup: bool = True,
     ) -> list[AddResult]:
         """Remember many items with batched embedding and extraction.
 
@@ -126,28 +131,38 @@ class WritePath:
                 episodes.extend(episodes_from(item, max_chars=self.ctx.config.max_text_chars))
             except ValidationError as exc:
                 raise ValidationError(f"item {i}: {exc}") from exc
+        ids = content_ids(episodes, scope) if dedup else [None] * len(episodes)
         bar = _progress(len(episodes), progress)
         results: list[AddResult] = []
         try:
             for start in range(0, len(episodes), size):
                 chunk = episodes[start : start + size]
-                results.extend(self._add_episodes(chunk, scope, infer=infer))
+                chunk_ids = ids[start : start + size]
+                results.extend(self._add_episodes(chunk, scope, infer=infer, ids=chunk_ids))
                 bar(len(chunk))
         finally:
             bar(0, done=True)
         return results
 
     def _add_episodes(
-        self, episodes: Sequence[Episode], scope: Scope, *, infer: bool
+        self,
+        episodes: Sequence[Episode],
+        scope: Scope,
+        *,
+        infer: bool,
+        ids: Sequence[str | None],
     ) -> list[AddResult]:
         ctx = self.ctx
         now = ctx.now()
-        memories = []
-        for ep in episodes:
+        stored = self._already_stored(scope, ids)
+        memories: list[Memory] = []
+        for ep, cid in zip(episodes, ids, strict=True):
+            if cid is not None and cid in stored:
+                continue
             ep_scope = scope if ep.run_id is None else dataclasses.replace(scope, run_id=ep.run_id)
             memories.append(
                 Memory(
-                    id=new_id(),
+                    id=cid or new_id(),
                     text=ep.text,
                     scope=ep_scope,
                     timestamp=ep.timestamp or now,
@@ -160,25 +175,56 @@ class WritePath:
                     extraction="pending" if infer else "skipped",
                 )
             )
+        before = set(stored)
+        added = self._store_new(memories, scope, infer, now, stored) if memories else {}
+        by_id = {**{i: _skipped(m) for i, m in stored.items()}, **added}
+        fresh = iter(memories)
+        return [
+            by_id[cid] if cid is not None and cid in before else by_id[next(fresh).id]
+            for cid in ids
+        ]
+
+    def _already_stored(self, scope: Scope, ids: Sequence[str | None]) -> dict[str, Memory]:
+        """The memories of this call's content ids that are stored (one id lookup). A memory
+        updated since keeps its id: its first content was added, and is not added again."""
+        wanted = [cid for cid in ids if cid is not None]
+        if not wanted:
+            return {}
+        return {m.id: m for m in self.ctx.store.get_memories(scope.partition, wanted)}
+
+    def _store_new(
+        self,
+        memories: list[Memory],
+        scope: Scope,
+        infer: bool,
+        now: datetime,
+        stored: dict[str, Memory],
+    ) -> dict[str, AddResult]:
+        """Embed, extract and write ``memories``; a content id another writer stored in the
+        meantime is added to ``stored`` instead of being written twice."""
+        ctx = self.ctx
         vectors = ctx.embedder.embed([m.text for m in memories])
         deltas = self._extract(memories, vectors) if infer else [None] * len(memories)
         ctx.ingestor.prepare(deltas)
         # A store shared by processes (PostgreSQL) also locks the partition across processes:
-        # entity resolution and single-valued relations read what is stored, then write.
-        scope_lock = getattr(ctx.store, "scope_lock", None)
-        cross = scope_lock(scope.partition.key) if scope_lock else contextlib.nullcontext()
-        with ctx.writing(), cross:
+        # entity resolution and single-valued relations read what is stored, then write; and
+        # of two writers adding the same content, the second finds the first's row.
+        with ctx.writing(scope.partition.key):
+            late = ctx.store.get_memories(scope.partition, [m.id for m in memories])
+            stored.update((m.id, m) for m in late)
             uow = UnitOfWork(ctx.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []
             for memory, vec, delta in zip(memories, vectors, deltas, strict=True):
-                outcomes.append(self._plan_add(uow, memory, vec, delta, now))
+                if memory.id not in stored:
+                    outcomes.append((*self._plan_add(uow, memory, vec, delta, now), delta))
             changes = uow.commit()
             ctx.sync_index(changes, uow.vectors)
-            self._queue_competing_claims(scope, [out for _, out in outcomes], now)
-        self.evolution.after_add(scope, len(memories))  # every N adds / growth by X%
+            self._queue_competing_claims(scope, [out for _, out, _ in outcomes], now)
+        if outcomes:
+            self.evolution.after_add(scope, len(outcomes))  # every N adds / growth by X%
         change_ids = tuple(c.id for c in changes)
-        return [
-            AddResult(
+        return {
+            mem.id: AddResult(
                 memory_id=mem.id,
                 memory=mem,
                 memory_ids=(mem.id,),
@@ -189,8 +235,8 @@ class WritePath:
                 tokens_used=0 if delta is None else delta.tokens_used,
                 extraction_error=mem.extraction_error,
             )
-            for (mem, out), delta in zip(outcomes, deltas, strict=True)
-        ]
+            for mem, out, delta in outcomes
+        }
 
     def _queue_competing_claims(self, scope: Scope, outcomes: Sequence[Any], now: datetime) -> None:
         """A review item for each claim kept beside a much more confident fact."""
@@ -282,7 +328,7 @@ class WritePath:
         )
         vec = ctx.embedder.embed([memory.text])
         delta = self._extract([memory], vec)[0] if infer else None
-        with ctx.writing():
+        with ctx.writing(old.scope.partition.key):
             # A delete or another update may have landed during extraction: plan against the
             # stored row, and never bring a deleted memory back.
             stored = ctx.store.get_memories(old.scope, [old.id])
@@ -295,6 +341,7 @@ class WritePath:
             uow = UnitOfWork(ctx.store, Batch("user", f"update {memory_id}", now))
             nodes, edges = ctx.store.derived_from(old.scope.partition, old.id)
             support_removal(uow, old, nodes, edges, now)
+            scrub_survivors(uow, [old])  # the old text's words leave what stays
             memory, out = self._plan_add(uow, memory, vec[0], delta, now)
             changes = uow.commit()
             ctx.sync_index(changes, uow.vectors)
@@ -323,7 +370,7 @@ class WritePath:
         scope = required(asked)
         # Under the write lock throughout: a concurrent add must land wholly before or after,
         # never between the listing and the collection drop (its vector would be dropped).
-        with ctx.lock:
+        with ctx.writing(scope.partition.key):
             whole = scope.run_id is None or scope.partition.run_id is not None
             if whole:  # the index first, for the reason given in _forget
                 for entity in ("memory", "node"):
@@ -346,6 +393,7 @@ class WritePath:
                 ctx.store.purge_journal([*{c.entity_id for c in changes} | journaled])
                 self.evolution.flush_access()
                 ctx.store.purge_evolver_state(part)
+                _erase_index_copies(ctx, scopes=True)
                 for entity in ("memory", "node"):
                     ctx.index.drop(collection_name(part.key, entity))
         return len(memories)
@@ -353,13 +401,15 @@ class WritePath:
     def _forget(self, memories: Sequence[Memory]) -> None:
         ctx = self.ctx
         now = ctx.now()
-        with ctx.lock:
+        with ctx.writing(*(m.scope.partition.key for m in memories)):
             stale = self._removed_earlier(memories)  # before the journal forgets the memories
             uow = UnitOfWork(ctx.store, Batch("user", "delete", now))
             for memory in memories:
                 nodes, edges = ctx.store.derived_from(memory.scope.partition, memory.id)
                 support_removal(uow, memory, nodes, edges, now)
                 uow.remove(memory)
+            # What other memories still support stays, without the words only these had.
+            scrubbed = scrub_survivors(uow, memories)
             changes = uow.changes()
             # Vectors go before the rows: a crash in between leaves rows without vectors, which
             # reconciliation restores. The other order could leave vectors of a partition that
@@ -368,12 +418,32 @@ class WritePath:
             if changes:
                 ctx.store.apply(changes, uow.vectors)
             gone = {c.entity_id for c in changes if c.after is None}
-            # The journal must not keep the text of what the user asked to forget, nor the
-            # evolver its notes (access log, review queue) about what went.
+            # The journal must not keep the text of what the user asked to forget: the entries
+            # of rows that went, and the quotes of it in the history of rows that stay.
             ctx.store.purge_journal(sorted(gone | stale))
+            self._scrub_history(uow, scrubbed)
+            # Nor the evolver its notes (access log, review queue) about what went or changed.
             self.evolution.flush_access()
+            touched = sorted(gone | stale | set(scrubbed.supports))
             for part in {m.scope.partition.key: m.scope.partition for m in memories}.values():
-                ctx.store.purge_evolver_state(part, sorted(gone | stale))
+                ctx.store.purge_evolver_state(part, touched)
+            if any(c.entity == "node" and c.after is None for c in changes):
+                _erase_index_copies(ctx, scopes=False)
+
+    def _scrub_history(self, uow: UnitOfWork, scrubbed: Scrubbed) -> None:
+        """Rewrite the journal images of surviving rows that quoted a forgotten text."""
+        from sage_memory.codec import to_dict
+
+        store = self.ctx.store
+        current = {r.id: r for r in uow.touched()}
+        fixed = []
+        for row_id, support in scrubbed.supports.items():
+            row = current.get(row_id)
+            if row is None:
+                continue
+            fixed += scrub_journal(store.journal(entity_id=row_id), support, to_dict(row))
+        if fixed:
+            store.rewrite_journal(fixed)
 
     def _removed_earlier(self, memories: Sequence[Memory]) -> set[str]:
         """Rows written in the same batches as ``memories`` that no longer exist (an update or
@@ -440,6 +510,20 @@ class WritePath:
         from sage_memory.engine.graph_edit import whole_graph
 
         return whole_graph(self.ctx, scope, include_expired=include_expired)
+
+
+def _skipped(memory: Memory) -> AddResult:
+    """The result of adding content that was already stored: nothing was written."""
+    return AddResult(
+        memory_id=memory.id, memory=memory, memory_ids=(memory.id,), skipped_ids=(memory.id,)
+    )
+
+
+def _erase_index_copies(ctx: EngineContext, *, scopes: bool) -> None:
+    """Stores with files (SQLite) rebuild the indexes that may keep copies of deleted keys."""
+    erase = getattr(ctx.store, "erase_index_copies", None)
+    if erase is not None:
+        erase(scopes=scopes)
 
 
 def _progress(total: int, enabled: bool) -> Callable[..., None]:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from sage_memory.config import EvolveConfig
-from sage_memory.store.base import GraphStore
+from sage_memory.store.base import EvolvingStore
 from sage_memory.types import AccessEvent, RetrievalResult, Scope, new_id
 
 #: Buffered events written in one batch.
@@ -74,7 +74,7 @@ def feedback_event(
 class AccessRecorder:
     """Buffers access events for a store and remembers each scope's last search."""
 
-    def __init__(self, store: GraphStore, config: EvolveConfig) -> None:
+    def __init__(self, store: EvolvingStore, config: EvolveConfig) -> None:
         self.store = store
         self.config = config
         self._buffer: list[AccessEvent] = []

@@ -37,7 +37,7 @@ from sage_memory.evolve import conflicts, discovery, hygiene, reinforce
 from sage_memory.evolve.proposal import Overlay, Proposal, Workspace, apply_to, is_current
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
-from sage_memory.store.base import GraphStore
+from sage_memory.store.base import EvolvingStore
 from sage_memory.types import Edge, Memory, Node, Scope, Suggestion, new_id
 
 #: Every operation a run knows, in the order a run performs them.
@@ -162,7 +162,7 @@ class Evolver:
 
     def __init__(
         self,
-        store: GraphStore,
+        store: EvolvingStore,
         index: VectorIndex,
         embedder: Embedder,
         config: SageConfig,
@@ -653,7 +653,7 @@ def to_suggestion(p: Proposal, scope: Scope, now: datetime, run_id: str | None) 
 class Triggers:
     """Decides after each add whether a scope is due for a run (every N adds, growth by X%)."""
 
-    def __init__(self, store: GraphStore, config: SageConfig) -> None:
+    def __init__(self, store: EvolvingStore, config: SageConfig) -> None:
         self.store = store
         self.cfg = config.evolve
         self._adds: Counter[str] = Counter()

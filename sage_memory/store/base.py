@@ -1,4 +1,6 @@
-"""The GraphStore port: the durable source of truth for memories, nodes, edges and the journal.
+"""The store ports: the durable source of truth for memories, nodes, edges and the journal
+(:class:`GraphStore`), the evolver's usage log and review queue (:class:`EvolverState`,
+optional), and a cross-process partition lock (:class:`ScopeLocking`, optional).
 
 Every write is a list of :class:`~sage_memory.types.Change` applied atomically: each change
 sets one row to its ``after`` state (``None`` deletes it) and is appended to the journal, so
@@ -9,6 +11,7 @@ another partition.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -35,7 +38,9 @@ def name_key(name: str) -> str:
 
 @runtime_checkable
 class GraphStore(Protocol):
-    """Memories, nodes, edges, their vectors and the change journal, partitioned by scope."""
+    """The core store port: memories, nodes, edges, their vectors and the change journal,
+    partitioned by scope. A third backend implements this; :class:`EvolverState` is optional.
+    """
 
     #: True when the data survives the process.
     persistent: bool
@@ -151,6 +156,11 @@ class GraphStore(Protocol):
         """Drop journal entries about ``entity_ids`` (deletion that means it). Returns count."""
         ...
 
+    def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
+        """Replace the before/after images of the journal entries at these sequence numbers
+        (deletion that means it: a surviving row's history must not quote a forgotten text)."""
+        ...
+
     def partitions(self) -> list[Scope]:
         """Every scope partition that holds data."""
         ...
@@ -159,7 +169,25 @@ class GraphStore(Protocol):
 
     def set_meta(self, key: str, value: str) -> None: ...
 
-    # -- the evolver's state: access log and review queue ---------------------------------
+    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
+        """Raw graph-quality counts of a partition, all summable across partitions: nodes,
+        edges, current_edges, isolated_nodes, confidence_sum (of current edges) and relations
+        (current edges per relation type)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class EvolverState(Protocol):
+    """The optional evolver-state port: the access log and the review queue.
+
+    A store that also implements this keeps what the evolver learns from usage across
+    processes and restarts. One that does not is paired with a process-local state by
+    :func:`sage_memory.store.local_evolver.with_evolver_state` (usage statistics and
+    suggestions then last as long as the process).
+    """
+
     def log_access(self, events: Sequence[AccessEvent]) -> None:
         """Append usage events to the access log (statistics: not journaled, not undone)."""
         ...
@@ -228,49 +256,18 @@ class GraphStore(Protocol):
         them."""
         ...
 
-    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
-        """Raw graph-quality counts of a partition, all summable across partitions: nodes,
-        edges, current_edges, isolated_nodes, confidence_sum (of current edges) and relations
-        (current edges per relation type)."""
+
+@runtime_checkable
+class EvolvingStore(GraphStore, EvolverState, Protocol):
+    """A store with both ports: what the engine and the evolver work over."""
+
+
+@runtime_checkable
+class ScopeLocking(Protocol):
+    """Optional: a store shared by processes (PostgreSQL) locks one partition across them, so
+    that a write which reads what is stored before it decides (entity resolution, the current
+    value of a single-valued relation) never interleaves with another process's write."""
+
+    def scope_lock(self, scope_key: str) -> AbstractContextManager[None]:
+        """Hold the partition ``scope_key`` for the duration of the ``with`` block."""
         ...
-
-    def close(self) -> None: ...
-
-
-def suggestion_to_dict(item: Suggestion) -> dict[str, Any]:
-    """The JSON form of a review-queue item (for stores)."""
-    return {
-        "id": item.id,
-        "scope": item.scope.as_dict(),
-        "op": item.op,
-        "key": item.key,
-        "summary": item.summary,
-        "confidence": item.confidence,
-        "created_at": item.created_at.isoformat(),
-        "evidence": dict(item.evidence),
-        "payload": dict(item.payload),
-        "status": item.status,
-        "updated_at": None if item.updated_at is None else item.updated_at.isoformat(),
-        "proposed_in": item.proposed_in,
-        "batch_id": item.batch_id,
-    }
-
-
-def suggestion_from_dict(data: Mapping[str, Any]) -> Suggestion:
-    """The inverse of :func:`suggestion_to_dict`."""
-    updated = data.get("updated_at")
-    return Suggestion(
-        id=data["id"],
-        scope=Scope(**data["scope"]),
-        op=data["op"],
-        key=data["key"],
-        summary=data["summary"],
-        confidence=float(data["confidence"]),
-        created_at=datetime.fromisoformat(data["created_at"]),
-        evidence=data.get("evidence", {}),
-        payload=data.get("payload", {}),
-        status=data.get("status", "open"),
-        updated_at=None if updated is None else datetime.fromisoformat(updated),
-        proposed_in=data.get("proposed_in"),
-        batch_id=data.get("batch_id"),
-    )

@@ -1,22 +1,127 @@
-"""Lexical scoring for stores without a full-text engine: a small incremental BM25 index.
+"""Lexical scoring: Okapi BM25 over one scope partition's own statistics.
 
-The SQLite store uses FTS5 instead; both take their terms from :mod:`sage_memory.words`, so
-they agree on which words of a query count.
+A score depends on the partition's documents only (its document count, average length and each
+term's document frequency), never on another scope's data: one user's memories must not move
+another user's ranking, not even through a corpus statistic. (SQLite's FTS5 ``bm25()`` counts
+over the whole table, which is why the SQLite store keeps its own postings per partition.)
+
+Terms are the word tokens of :mod:`sage_memory.words`, diacritics folded; the SQLite store
+also stems them (Snowball English) and weighs terms as FTS5's ``bm25()`` did, so a memory of
+one scope scores as it did before, while the in-memory store keeps plain words and the
+Lucene-style weight that never goes negative.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
+import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
 
 from sage_memory.words import query_terms, word_tokens
 
+K1 = 1.2
+B = 0.75
+
+
+@functools.cache
+def _stemmer() -> object:
+    import snowballstemmer  # type: ignore[import-untyped]
+
+    return snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball English stem of a lower-case word ("lives" and "living" -> "live")."""
+    return str(_stemmer().stemWord(word))  # type: ignore[attr-defined]
+
+
+def _fold(text: str) -> str:
+    """Casefold and drop combining marks ("Café" -> "cafe"), like FTS5's remove_diacritics."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def terms(text: str, *, stemmed: bool = True) -> list[str]:
+    """The indexed terms of a document, in order (repeats kept: they are the term counts)."""
+    words = word_tokens(_fold(text))
+    return [stem(w) for w in words] if stemmed else words
+
+
+def query_term_set(query: str, *, stemmed: bool = True) -> list[str]:
+    """The distinct terms a query looks for (stopwords dropped unless all are stopwords)."""
+    words = query_terms(_fold(query))
+    return list(dict.fromkeys(stem(w) for w in words) if stemmed else words)
+
+
+def term_key(term: str) -> int:
+    """A signed 64-bit key for a term: postings tables store keys, never the words themselves,
+    so a deleted text leaves no word behind in an index page."""
+    digest = hashlib.blake2b(term.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def lucene_idf(docs: int, df: int) -> float:
+    """log(1 + (N - n + 0.5) / (n + 0.5)): positive for every term (rank-bm25, Lucene)."""
+    return math.log(1 + (docs - df + 0.5) / (df + 0.5))
+
+
+def fts5_idf(docs: int, df: int) -> float:
+    """Robertson's log((N - n + 0.5) / (n + 0.5)), floored at 1e-6 as SQLite FTS5 does: a term
+    in more than half the documents counts (almost) nothing."""
+    return max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6)
+
+
+def bm25(
+    query: Iterable[str],
+    postings: Mapping[str, Mapping[str, int]],
+    lengths: Mapping[str, int],
+    docs: int,
+    total_length: int,
+    idf: Callable[[int, int], float] = lucene_idf,
+) -> dict[str, float]:
+    """BM25 scores of the documents that hold a query term.
+
+    Args:
+        query: Distinct query terms.
+        postings: term -> {document -> term count}, complete for the partition.
+        lengths: document -> its number of terms (at least every document in ``postings``).
+        docs: Documents in the partition.
+        total_length: Terms in the partition.
+        idf: The term weight from (documents, documents holding the term).
+    """
+    if docs <= 0:
+        return {}
+    avg = total_length / docs or 1.0
+    scores: dict[str, float] = defaultdict(float)
+    for term in query:
+        found = postings.get(term)
+        if not found:
+            continue
+        weight = idf(docs, len(found))
+        for doc, tf in found.items():
+            norm = tf + K1 * (1 - B + B * lengths[doc] / avg)
+            scores[doc] += weight * tf * (K1 + 1) / norm
+    return scores
+
+
+def ranked(scores: Mapping[str, float], limit: int) -> list[tuple[str, float]]:
+    """Best first; ties by id, so equal scores keep one order."""
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+
 
 class BM25Index:
-    """Okapi BM25 over an inverted index that supports adds and removals."""
+    """An incremental BM25 index of one partition (adds and removals).
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
-        self.k1, self.b = k1, b
+    Args:
+        stemmed: Index Snowball stems instead of plain words.
+    """
+
+    def __init__(self, *, stemmed: bool = False) -> None:
+        self.stemmed = stemmed
         self._postings: dict[str, dict[str, int]] = defaultdict(dict)
         self._lengths: dict[str, int] = {}
         self._terms: dict[str, list[str]] = {}
@@ -27,7 +132,7 @@ class BM25Index:
 
     def add(self, doc_id: str, text: str) -> None:
         self.remove(doc_id)
-        counts = Counter(word_tokens(text))
+        counts = Counter(terms(text, stemmed=self.stemmed))
         for term, tf in counts.items():
             self._postings[term][doc_id] = tf
         length = sum(counts.values())
@@ -46,18 +151,11 @@ class BM25Index:
                 del self._postings[term]
 
     def search(self, query: str, limit: int = 20) -> list[tuple[str, float]]:
-        n = len(self._lengths)
-        if n == 0:
-            return []
-        avg = self._total / n or 1.0
-        scores: dict[str, float] = defaultdict(float)
-        for term in query_terms(query):
-            docs = self._postings.get(term)
-            if not docs:
-                continue
-            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-            for doc_id, tf in docs.items():
-                norm = tf + self.k1 * (1 - self.b + self.b * self._lengths[doc_id] / avg)
-                scores[doc_id] += idf * tf * (self.k1 + 1) / norm
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        return ranked[:limit]
+        scores = bm25(
+            query_term_set(query, stemmed=self.stemmed),
+            self._postings,
+            self._lengths,
+            len(self._lengths),
+            self._total,
+        )
+        return ranked(scores, limit)

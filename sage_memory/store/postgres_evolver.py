@@ -1,4 +1,4 @@
-"""The evolver's state in the PostgreSQL store: the access log, the review queue, metrics.
+"""The evolver's state in the PostgreSQL store: the access log and the review queue.
 
 A mixin of :class:`~sage_memory.store.postgres.PostgresGraphStore`; its tables are created by
 the store's migrations (sage_memory/store/postgres_schema.py).
@@ -8,27 +8,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sage_memory.codec import dumps
-from sage_memory.store.base import suggestion_from_dict, suggestion_to_dict
+from sage_memory.store.postgres_connection import PostgresConnection
+from sage_memory.store.rows import suggestion_from_dict, suggestion_to_dict
 from sage_memory.types import AccessEvent, Scope, Suggestion, SuggestionStatus
 
 _NO_END = 2**62
 
 
-class PostgresEvolverState:
+class PostgresEvolverState(PostgresConnection):
     """Access log, suggestions and metrics over the store's pool."""
-
-    if TYPE_CHECKING:
-
-        def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
-
-        def _tx(self) -> AbstractContextManager[Any]: ...
-
-        def count_graph(self, scope: Scope) -> tuple[int, int]: ...
 
     def log_access(self, events: Sequence[AccessEvent]) -> None:
         rows = []
@@ -182,27 +174,3 @@ class PostgresEvolverState:
                     "UPDATE suggestions SET status = %s, data = %s WHERE id = %s",
                     (status, dumps(data), sid),
                 )
-
-    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
-        key = scope.partition.key
-        nodes, edges = self.count_graph(scope.partition)
-        isolated = self._rows(
-            "SELECT count(*) FROM nodes n WHERE n.scope_key = %s"
-            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id)"
-            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id)",
-            (key,),
-        )[0][0]
-        rows = self._rows(
-            "SELECT relation, count(*), sum((data::jsonb ->> 'confidence')::float8) FROM edges"
-            " WHERE scope_key = %s AND (data::jsonb ->> 'expired_at') IS NULL"
-            " AND (data::jsonb ->> 'valid_to') IS NULL GROUP BY relation",
-            (key,),
-        )
-        return {
-            "nodes": nodes,
-            "edges": edges,
-            "current_edges": sum(int(r[1]) for r in rows),
-            "isolated_nodes": int(isolated),
-            "confidence_sum": sum(float(r[2] or 0.0) for r in rows),
-            "relations": {r[0]: int(r[1]) for r in rows},
-        }

@@ -1,4 +1,4 @@
-"""The evolver's state in the SQLite store: the access log, the review queue, graph metrics.
+"""The evolver's state in the SQLite store: the access log and the review queue.
 
 A mixin of :class:`~sage_memory.store.sqlite.SQLiteGraphStore` (its tables are created with the
 rest of the schema there), kept apart so the graph store itself stays readable.
@@ -7,17 +7,13 @@ rest of the schema there), kept apart so the graph store itself stays readable.
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sage_memory.codec import dumps
-from sage_memory.store.base import (
-    suggestion_from_dict,
-    suggestion_to_dict,
-)
+from sage_memory.store.rows import suggestion_from_dict, suggestion_to_dict
+from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
 from sage_memory.types import (
     AccessEvent,
     Scope,
@@ -26,16 +22,8 @@ from sage_memory.types import (
 )
 
 
-class SQLiteEvolverState:
+class SQLiteEvolverState(SQLiteConnection):
     """Access log, suggestions and metrics over the store's connection."""
-
-    if TYPE_CHECKING:
-
-        def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
-
-        def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-        def count_graph(self, scope: Scope) -> tuple[int, int]: ...
 
     # -- the evolver's state: access log and review queue ---------------------------------
     def log_access(self, events: Sequence[AccessEvent]) -> None:
@@ -192,33 +180,3 @@ class SQLiteEvolverState:
                     "UPDATE suggestions SET status = ?, data = ? WHERE id = ?",
                     (status, dumps(data), sid),
                 )
-
-    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
-        key = scope.partition.key
-        nodes, edges = self.count_graph(scope.partition)
-        isolated = self._rows(
-            "SELECT count(*) FROM nodes n WHERE n.scope_key = ?"
-            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id)"
-            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id)",
-            (key,),
-        )[0][0]
-        rows = self._rows(
-            "SELECT relation, count(*), sum(json_extract(data, '$.confidence')) FROM edges"
-            " WHERE scope_key = ? AND json_extract(data, '$.expired_at') IS NULL"
-            " AND json_extract(data, '$.valid_to') IS NULL GROUP BY relation",
-            (key,),
-        )
-        return {
-            "nodes": nodes,
-            "edges": edges,
-            "current_edges": sum(int(r[1]) for r in rows),
-            "isolated_nodes": int(isolated),
-            "confidence_sum": sum(float(r[2] or 0.0) for r in rows),
-            "relations": {r[0]: int(r[1]) for r in rows},
-        }
-
-
-def chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
-    """Slices of ``items`` small enough for one SQL ``IN (...)`` list."""
-    for i in range(0, len(items), size):
-        yield items[i : i + size]

@@ -224,6 +224,43 @@ class GraphStoreContract:
         write(store, (m, dataclasses.replace(m, salience=0.9)))
         np.testing.assert_allclose(store.get_vectors([m.id])[m.id], unit(1))
 
+    def test_graph_metrics_count_current_edges_isolated_nodes_and_confidence(
+        self, store: GraphStore
+    ) -> None:
+        U, V = Scope(user_id="u"), Scope(user_id="v")
+        batch = Batch("test", "seed", T0)
+        for nid in ("a", "b", "c", "lonely"):
+            batch.record(None, Node(id=nid, scope=U, name=nid, created_at=T0, updated_at=T0))
+        for eid, a, b, rel, conf, expired in (
+            ("e1", "a", "b", "USES", 0.8, None),
+            ("e2", "b", "c", "USES", 0.6, None),
+            ("e3", "a", "c", "IS_A", 1.0, T0),
+        ):
+            batch.record(
+                None,
+                Edge(
+                    id=eid,
+                    scope=U,
+                    source_id=a,
+                    target_id=b,
+                    relation=rel,
+                    confidence=conf,
+                    expired_at=expired,
+                    created_at=T0,
+                ),
+            )
+        store.apply(batch.changes)
+        m = store.graph_metrics(U)
+        assert m["relations"] == {"USES": 2}
+        assert {k: m[k] for k in ("nodes", "edges", "current_edges", "isolated_nodes")} == {
+            "nodes": 4,
+            "edges": 3,
+            "current_edges": 2,
+            "isolated_nodes": 1,
+        }
+        assert m["confidence_sum"] == pytest.approx(1.4)
+        assert store.graph_metrics(V)["nodes"] == 0
+
     # -- journal, scopes, metadata ---------------------------------------------------------
     def test_journal_records_every_change_in_order(self, store: GraphStore) -> None:
         m = memory("v1")

@@ -1,4 +1,5 @@
-"""Every GraphStore backend passes the same contract suite."""
+"""Every GraphStore backend passes the same contract suites: the core store and, for the
+backends that keep it, the optional evolver state (the process-local fallback included)."""
 
 from __future__ import annotations
 
@@ -7,24 +8,32 @@ from pathlib import Path
 import pytest
 
 from sage_memory.postgres import schema_for
-from sage_memory.store.base import GraphStore
+from sage_memory.store.base import EvolverState, GraphStore
+from sage_memory.store.local_evolver import LocalEvolverState
 from sage_memory.store.memory import InMemoryGraphStore
 from sage_memory.store.postgres import PostgresGraphStore
 from sage_memory.store.sqlite import SQLiteGraphStore
+from sage_memory.testing.evolver_state_contract import EvolverStateContract
 from sage_memory.testing.store_contract import GraphStoreContract
 
 
-class TestInMemoryGraphStore(GraphStoreContract):
+class TestInMemoryGraphStore(GraphStoreContract, EvolverStateContract):
     def make_store(self, path: Path) -> GraphStore:
         return InMemoryGraphStore()
 
+    def make_state(self, path: Path) -> EvolverState:
+        return InMemoryGraphStore()
 
-class TestSQLiteGraphStore(GraphStoreContract):
+
+class TestSQLiteGraphStore(GraphStoreContract, EvolverStateContract):
     def make_store(self, path: Path) -> GraphStore:
         return SQLiteGraphStore(path / "sage.db")
 
+    def make_state(self, path: Path) -> EvolverState:
+        return SQLiteGraphStore(path / "sage.db")
 
-class TestPostgresGraphStore(GraphStoreContract):
+
+class TestPostgresGraphStore(GraphStoreContract, EvolverStateContract):
     @pytest.fixture(autouse=True)
     def _server(self, postgres_url: str) -> None:
         self.url = postgres_url
@@ -32,3 +41,49 @@ class TestPostgresGraphStore(GraphStoreContract):
     def make_store(self, path: Path) -> GraphStore:
         # One schema per folder: a fresh store per test, the same data when reopened.
         return PostgresGraphStore(self.url, schema=schema_for(str(path)))
+
+    def make_state(self, path: Path) -> EvolverState:
+        return PostgresGraphStore(self.url, schema=schema_for(str(path)))
+
+
+class TestLocalEvolverState(EvolverStateContract):
+    """The degraded mode's state (for a store without the port) keeps the same promises."""
+
+    def make_state(self, path: Path) -> EvolverState:
+        return LocalEvolverState(SQLiteGraphStore(path / "sage.db"))
+
+
+_EVOLVER_METHODS = {
+    name for name in vars(EvolverState) if not name.startswith("_") and name not in vars(GraphStore)
+}
+
+
+class CoreOnlyStore:
+    """A third-party store with only the core port: the SQLite store seen through the
+    GraphStore methods alone (the evolver-state methods are hidden)."""
+
+    def __init__(self, inner: SQLiteGraphStore) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        if name in _EVOLVER_METHODS or name == "scope_lock":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def test_a_store_without_the_evolver_port_runs_in_a_degraded_mode(tmp_path: Path) -> None:
+    from sage_memory import SageMemory
+
+    core = CoreOnlyStore(SQLiteGraphStore(tmp_path / "sage.db"))
+    assert isinstance(core, GraphStore) and not isinstance(core, EvolverState)
+    with pytest.warns(UserWarning, match="does not implement the EvolverState port"):
+        mem = SageMemory(store=core, embedder="hashing")  # type: ignore[arg-type]
+    try:
+        mem.add("Alice moved to Paris", user_id="alice")
+        mem.add("Alice moved to Berlin", user_id="alice")
+        assert mem.search("where does alice live", user_id="alice").memories
+        mem.evolve(user_id="alice")
+        assert isinstance(mem.review(user_id="alice"), list)
+        assert mem.delete_all(user_id="alice") == 2
+    finally:
+        mem.close()

@@ -1,7 +1,10 @@
-"""Every ```python block of the README runs as written (each on its own, in a fresh folder)."""
+"""Every ```python block of the README runs as written (each on its own, in a fresh folder), and
+prints what the README shows after it: a block followed by a line ending in "prints this ...:"
+and a ```text block is compared with doctest's checker (``...`` matches anything)."""
 
 from __future__ import annotations
 
+import doctest
 import re
 import uuid
 from pathlib import Path
@@ -9,7 +12,20 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+TEXT = README.read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```python\n(.*?)```", TEXT, re.S)
+#: python block -> the output the README says it prints.
+SHOWN = dict(
+    re.findall(
+        r"```python\n(.*?)```\n\n(?:(?!```).)*?prints this(?:(?!```).)*?:\n\n```text\n(.*?)```",
+        TEXT,
+        re.S,
+    )
+)
+
+
+def test_the_readme_shows_what_its_quickstart_prints() -> None:
+    assert BLOCKS[0] in SHOWN
 
 
 def test_the_readme_has_snippets() -> None:
@@ -31,4 +47,10 @@ def test_readme_snippet_runs(
         monkeypatch.setenv("SAGE_MEMORY_URL", f"{url}{sep}schema=readme_{uuid.uuid4().hex[:12]}")
     namespace: dict[str, object] = {"__name__": f"readme_{index}"}
     exec(compile(BLOCKS[index], f"README.md[python block {index}]", "exec"), namespace)
-    capsys.readouterr()
+    printed = capsys.readouterr().out
+    shown = SHOWN.get(BLOCKS[index])
+    if shown is not None:
+        checker = doctest.OutputChecker()
+        assert checker.check_output(shown, printed, doctest.ELLIPSIS), checker.output_difference(
+            doctest.Example("", shown), printed, doctest.ELLIPSIS
+        )

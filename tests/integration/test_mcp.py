@@ -106,7 +106,7 @@ async def test_every_tool_through_an_in_process_client(memory: SageMemory) -> No
         assert names(opened) == ["Acme"]
 
         related = await call(client, "query_related_memories", {"query": "does Alice like tea?"})
-        assert "Likes tea" in [m["text"] for m in related["memories"]]
+        assert "Alice: Likes tea" in [m["text"] for m in related["memories"]]
         assert "Likes tea" in related["context"]
         around = await call(client, "explore_graph", {"name": "Acme", "hops": 1})
         assert names(around) == ["Acme", "Alice"]
@@ -135,8 +135,8 @@ async def test_every_tool_through_an_in_process_client(memory: SageMemory) -> No
 
     # What MCP wrote is ordinary memory: the other adapters and the engine see it.
     texts = [m.text for m in memory.get_all(user_id="alice")]
-    assert "Speaks Dutch" in texts
-    assert "Likes tea" not in texts
+    assert "Alice: Speaks Dutch" in texts
+    assert not any("Likes tea" in t for t in texts)
     assert not any("Acme" in t for t in texts)
 
 
@@ -151,6 +151,31 @@ async def test_observations_of_nodes_learnt_elsewhere(memory: SageMemory) -> Non
         ]
     async with Client(create_server(memory, user_id="someone-else")) as client:
         assert await call(client, "read_graph") == {"entities": [], "relations": []}
+
+
+async def test_observations_are_found_by_questions_about_their_entity(
+    memory: SageMemory,
+) -> None:
+    """Regression: an observation was stored as given ("allergic to peanuts"), so a question
+    naming the entity did not find it, and the entity-type declarations took the result slots.
+    Distractors about other people keep the ranking honest."""
+    people = ["Bob", "Carol", "Dan", "Erin", "Finn", "Gus"]
+    entities = [
+        {"name": "Alice", "entityType": "person", "observations": ["allergic to peanuts"]},
+        *({"name": p, "entityType": "person", "observations": [f"likes {p.lower()}'s garden"]}
+          for p in people),
+        {"name": "Peanut Butter", "entityType": "food", "observations": ["sold in jars"]},
+    ]  # fmt: skip
+    async with Client(create_server(memory, user_id="alice")) as client:
+        await call(client, "create_entities", {"entities": entities})
+        related = await call(
+            client, "query_related_memories", {"query": "what can Alice not eat?", "limit": 3}
+        )
+        texts = [m["text"] for m in related["memories"]]
+        assert texts[0] == "Alice: allergic to peanuts"
+        assert not [t for t in texts if "(type:" in t]  # declarations take no slot
+        graph = await call(client, "open_nodes", {"names": ["Alice"]})
+        assert graph["entities"][0]["observations"] == ["allergic to peanuts"]  # as given
 
 
 @pytest.mark.slow

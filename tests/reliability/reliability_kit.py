@@ -6,6 +6,11 @@
 - :func:`graph_problems`: the structural invariants a memory folder must keep after any fault.
 - :func:`sqlite_problems`: SQLite's own integrity checks, FTS5 included.
 - :func:`scan_folder`: raw-byte search of every file under a folder (deletion checks).
+- Server mode: :func:`open_memory` also takes a ``postgresql://`` URL (:func:`fresh_url` makes
+  one with a schema of its own), :func:`journal_problems` checks that every row is the end of
+  an unbroken journal chain (no partial unit of work), and :func:`postgres_leaks` is the
+  server's :func:`scan_folder`: every table's rows, then the raw table and index files after
+  ``VACUUM FULL``.
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ _NAME = re.compile(r"\b[A-Z][A-Za-z0-9]{1,40}\b")
 
 
 class NameExtractor:
-    """Capitalised words -> Entity nodes; consecutive names -> RELATED_TO edges."""
+    """Capitalised words -> Entity nodes; consecutive names -> RELATED_TO edges whose fact is
+    the whole sentence (as an extractor quoting its source does: deletion must then rebuild
+    the fact of an edge other memories still support)."""
 
     name = "names"
 
@@ -43,7 +50,7 @@ class NameExtractor:
         names = list(dict.fromkeys(_NAME.findall(memory.text)))[: self.max_names]
         nodes = tuple(NodeSpec(key=n.lower(), name=n) for n in names)
         edges = tuple(
-            EdgeSpec(a.lower(), b.lower(), "RELATED_TO", fact=f"{a} is related to {b}")
+            EdgeSpec(a.lower(), b.lower(), "RELATED_TO", fact=memory.text)
             for a, b in itertools.pairwise(names)
         )
         return GraphDelta(nodes=nodes, edges=edges)
@@ -52,13 +59,100 @@ class NameExtractor:
         return [self.extract(m, c) for m, c in items]
 
 
+def is_url(where: object) -> bool:
+    """True for a PostgreSQL URL (server mode), False for a folder or None."""
+    return isinstance(where, str) and where.startswith(("postgresql://", "postgres://"))
+
+
+def fresh_url(postgres_url: str) -> str:
+    """``postgres_url`` with a new schema of its own: an empty memory on the test server."""
+    import uuid
+
+    sep = "&" if "?" in postgres_url else "?"
+    return f"{postgres_url}{sep}schema=r_{uuid.uuid4().hex[:12]}"
+
+
 def open_memory(path: str | os.PathLike[str] | None, **kwargs: Any) -> Any:
-    """A SageMemory with the hashing embedder and :class:`NameExtractor` (fast, offline)."""
+    """A SageMemory with the hashing embedder and :class:`NameExtractor` (fast, offline) in a
+    folder, in memory (None) or on PostgreSQL (a ``postgresql://`` URL)."""
     from sage_memory import SageMemory
 
     kwargs.setdefault("embedder", "hashing")
     kwargs.setdefault("extractor", NameExtractor())
+    if is_url(path):
+        return SageMemory(url=str(path), **kwargs)
     return SageMemory(path, **kwargs)
+
+
+def journal_problems(mem: Any) -> list[str]:
+    """Every row must be where its journal leads: each change starts from the state the
+    previous one left, and the last one is the stored row. A unit of work applied in part (a
+    row without its journal entry, or a journal entry without its row) breaks this."""
+    from sage_memory.codec import record_from_dict
+
+    problems: list[str] = []
+    store = mem.store
+    for part in store.partitions():
+        rows = [*store.list_memories(part, include_archived=True), *store.list_nodes(part)]
+        rows += store.list_edges(part)
+        for row in rows:
+            chain = [c for _, c in store.journal(entity_id=row.id)]
+            if not chain:
+                problems.append(f"{row.id}: stored without a journal entry")
+                continue
+            for earlier, later in itertools.pairwise(chain):
+                if later.before != earlier.after:
+                    problems.append(f"{row.id}: change {later.id} does not follow {earlier.id}")
+            last = chain[-1]
+            if last.after is None or record_from_dict(last.entity, last.after) != row:
+                problems.append(f"{row.id}: the stored row is not the journal's last state")
+    return problems
+
+
+def postgres_leaks(url: str, needles: Sequence[bytes]) -> list[str]:
+    """Where ``needles`` still are on the server for the memory at ``url``: any row of any
+    table of its schema (read as text), then, after ``VACUUM FULL`` rewrote the tables and
+    their indexes, the raw bytes of every table, TOAST and index file of the schema (when the
+    server's data folder is on this machine). The WAL and the server's backups are the
+    operator's retention, as the README says."""
+    import psycopg
+
+    from sage_memory.postgres import split_schema
+
+    plain, schema = split_schema(url)
+    found: list[str] = []
+    with psycopg.connect(plain, autocommit=True) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,)
+            ).fetchall()
+        ]
+        for table in tables:
+            rows = conn.execute(f'SELECT t::text FROM "{schema}"."{table}" t').fetchall()
+            blob = "\n".join(r[0] for r in rows).encode("utf-8", "replace").lower()
+            found += [f"{n!r} in table {table}" for n in needles if n.lower() in blob]
+        for table in tables:
+            conn.execute(f'VACUUM FULL "{schema}"."{table}"')
+        files = conn.execute(
+            "WITH mine AS (SELECT c.oid, c.reltoastrelid FROM pg_class c JOIN pg_namespace n"
+            " ON n.oid = c.relnamespace WHERE n.nspname = %s),"
+            " toast AS (SELECT reltoastrelid AS oid FROM mine WHERE reltoastrelid <> 0),"
+            " toast_index AS (SELECT indexrelid AS oid FROM pg_index"
+            " WHERE indrelid IN (SELECT oid FROM toast))"
+            " SELECT current_setting('data_directory') || '/' || pg_relation_filepath(oid)"
+            " FROM (SELECT oid FROM mine UNION SELECT oid FROM toast"
+            " UNION SELECT oid FROM toast_index) o WHERE pg_relation_filepath(oid) IS NOT NULL",
+            (schema,),
+        ).fetchall()
+    for (name,) in files:
+        path = Path(name)
+        if not path.exists():
+            return found  # a server elsewhere: the row check above is what can be seen
+        for segment in path.parent.glob(path.name + "*"):  # forks and 1 GB segments
+            data = segment.read_bytes()
+            found += [f"{n!r} in file {segment.name}" for n in needles if n in data]
+    return found
 
 
 def graph_problems(mem: Any) -> list[str]:
@@ -103,16 +197,36 @@ def graph_problems(mem: Any) -> list[str]:
 
 
 def sqlite_problems(db_path: str | os.PathLike[str]) -> list[str]:
-    """PRAGMA integrity_check plus FTS5 integrity checks, on a separate connection."""
+    """PRAGMA integrity_check plus the lexical tables' agreement with the rows they index, on
+    a separate connection."""
     db = sqlite3.connect(str(db_path))
     try:
         rows = [r[0] for r in db.execute("PRAGMA integrity_check").fetchall()]
         problems = [] if rows == ["ok"] else [f"integrity_check: {rows[:5]}"]
-        for table in ("memories_fts", "nodes_fts"):
-            try:
-                db.execute(f"INSERT INTO {table}({table}) VALUES('integrity-check')")
-            except sqlite3.DatabaseError as exc:
-                problems.append(f"{table} integrity-check: {exc}")
+        for kind, table in (("m", "memories"), ("n", "nodes")):
+            missing = db.execute(
+                f"SELECT count(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM lexical_docs d"
+                " WHERE d.kind = ? AND d.doc = t.rid)",
+                (kind,),
+            ).fetchone()[0]
+            extra = db.execute(
+                f"SELECT count(*) FROM lexical_docs d WHERE d.kind = ? AND NOT EXISTS"
+                f" (SELECT 1 FROM {table} t WHERE t.rid = d.doc)",
+                (kind,),
+            ).fetchone()[0]
+            if missing or extra:
+                problems.append(f"lexical index of {table}: {missing} missing, {extra} extra")
+        stats = db.execute(
+            "SELECT count(*) FROM lexical_stats s WHERE s.docs != (SELECT count(*) FROM"
+            " lexical_docs d WHERE d.part = s.part) OR s.total != (SELECT COALESCE(sum(length), 0)"
+            " FROM lexical_docs d WHERE d.part = s.part)"
+        ).fetchone()[0]
+        postings = db.execute(
+            "SELECT count(*) FROM lexical_postings p WHERE NOT EXISTS (SELECT 1 FROM lexical_docs"
+            " d WHERE d.part = p.part AND d.doc = p.doc)"
+        ).fetchone()[0]
+        if stats or postings:
+            problems.append(f"lexical statistics: {stats} stale counts, {postings} stray postings")
         return problems
     finally:
         db.close()
@@ -165,7 +279,7 @@ def _env() -> dict[str, str]:
 
 
 def kill_writer(
-    folder: Path,
+    folder: Path | str,
     *,
     seed: int,
     kill_after_acks: int,
@@ -226,7 +340,7 @@ def kill_writer(
 
 
 def verify_folder(
-    folder: Path,
+    folder: Path | str,
     acked: dict[str, tuple[str, str]],
     deleted: dict[str, str],
     attempted: set[str] | frozenset[str] = frozenset(),
@@ -269,9 +383,12 @@ def verify_folder(
         probe = mem.add(f"{token} Person1 met Person2", user_id="alice")
         if probe.memory_id not in {h.id for h in mem.search(token, user_id="alice")}:
             problems.append("a write after recovery is not searchable")
+        if is_url(folder):
+            problems.extend(journal_problems(mem))
     finally:
         mem.close()
-    problems.extend(sqlite_problems(folder / "sage.db"))
+    if not is_url(folder):
+        problems.extend(sqlite_problems(folder / "sage.db"))
     return found, problems
 
 
@@ -508,8 +625,14 @@ def deletion_leaks(folder: Path, seed: int) -> tuple[int, list[str]]:
     victim = f"victim{tag}"
     markers: list[str] = []
     with open_memory(folder) as mem:
-        mem.add_many([f"Alice met Bob about {i}" for i in range(40)], user_id="keeper")
         doomed = []
+        for i in range(3):  # first to state a fact later memories repeat: a shared edge
+            word = f"zqxs{tag}n{i}"
+            markers.append(word)
+            doomed.append(mem.add(f"{word} says Alice met Bob and Kyoto{i}", user_id="keeper"))
+        mem.add_many(
+            [f"Alice met Bob about {i} and Kyoto{i % 3}" for i in range(40)], user_id="keeper"
+        )
         for i in range(5):
             word, name = f"zqxw{tag}n{i}", f"Zqxn{tag}n{i}"
             markers += [word, name]
@@ -524,8 +647,10 @@ def deletion_leaks(folder: Path, seed: int) -> tuple[int, list[str]]:
         for i in range(3):  # leave notes in the evolver's access log, state and review queue
             mem.search(f"zqxv{tag}n{i} Carol", user_id=victim)
             mem.search(f"zqxw{tag}n{i} Alice", user_id="keeper")
-        if hasattr(mem, "evolve"):
-            mem.evolve()
+        mem.evolve()
+        for item in mem.review(user_id="keeper"):  # summaries that quote names and facts
+            if item.op == "summarize":
+                mem.accept(item.id)
         for r in doomed:
             mem.delete(r.memory_id, user_id="keeper")
         mem.delete_all(user_id=victim)
@@ -534,3 +659,13 @@ def deletion_leaks(folder: Path, seed: int) -> tuple[int, list[str]]:
     needles.append(victim.encode())
     leaks += [f"{needle!r} in {path}" for needle, path in scan_folder(folder, needles)]
     return len(markers) + 1, leaks
+
+
+def location(where: str, tmp_path: Path, request: Any) -> Any:
+    """What :func:`open_memory` takes for a backend name: None ("memory"), a folder
+    ("folder") or a fresh PostgreSQL memory ("postgres", on the session's test server)."""
+    if where == "memory":
+        return None
+    if where == "postgres":
+        return fresh_url(request.getfixturevalue("postgres_url"))
+    return tmp_path / "mem"

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reliability_kit import NameExtractor, graph_problems, open_memory, sqlite_problems
+from reliability_kit import (
+    NameExtractor,
+    fresh_url,
+    graph_problems,
+    open_memory,
+    sqlite_problems,
+)
 
 from sage_memory import SageMemory
 from sage_memory.codec import to_dict
@@ -121,16 +127,21 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Filled:
     return Filled(base / "src.db", snapshot, base / "all.jsonl", base / "alice.jsonl", alice, count)
 
 
-@pytest.mark.parametrize("target", ["folder", "memory"])
-def test_export_then_load_is_an_identity(tmp_path: Path, target: str, filled: Filled) -> None:
+@pytest.mark.parametrize("target", ["folder", "memory", "postgres"])
+def test_export_then_load_is_an_identity(
+    tmp_path: Path, target: str, filled: Filled, request: pytest.FixtureRequest
+) -> None:
     before = filled.snapshot
     assert filled.count == sum(len(v) for v in before.values())
     assert any(e["expired_at"] for e in before["edge"]), "the fixture should hold history"
     assert len({json.dumps(m["scope"]) for m in before["memory"]}) == len(SCOPES)
 
     dest = None if target == "memory" else tmp_path / "dest"
+    where: dict[str, Any] = {}
+    if target == "postgres":  # the engine's export is a backup of a server memory too
+        dest, where = None, {"url": fresh_url(request.getfixturevalue("postgres_url"))}
     loaded = SageMemory.load(
-        filled.export_all, dest, embedder="hashing", extractor=LivesExtractor()
+        filled.export_all, dest, embedder="hashing", extractor=LivesExtractor(), **where
     )
     try:
         after = _snapshot(loaded)

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reliability_kit import REPO_ROOT, graph_problems, open_memory, sqlite_problems
+from reliability_kit import (
+    REPO_ROOT,
+    graph_problems,
+    is_url,
+    journal_problems,
+    location,
+    open_memory,
+    sqlite_problems,
+)
 
 from sage_memory.errors import NotFoundError, StorageError
 from sage_memory.index.numpy import NumpyVectorIndex
@@ -158,15 +166,19 @@ def _check_against_serial_replay(mem: Any, log: Log) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("where", ["memory", "folder"])
-def test_eight_threads_match_a_serial_replay(tmp_path: Path, where: str) -> None:
-    path = None if where == "memory" else tmp_path / "mem"
+@pytest.mark.parametrize("where", ["memory", "folder", "postgres"])
+def test_eight_threads_match_a_serial_replay(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
+    path = location(where, tmp_path, request)
     with open_memory(path) as mem:
         log = _run_workers(mem)
         assert sum(op == "add" for op, _, _ in log.writes) > 40
         assert graph_problems(mem) == []
         _check_against_serial_replay(mem, log)
-    if path is not None:
+        if is_url(path):
+            assert journal_problems(mem) == []
+    if isinstance(path, Path):
         assert sqlite_problems(path / "sage.db") == []
         with open_memory(path) as again:  # and it all survived a clean reopen
             assert graph_problems(again) == []
@@ -186,12 +198,15 @@ def test_threads_with_evolve_keep_every_write(tmp_path: Path) -> None:
             assert mem.get(mid, user_id=user).text == text
 
 
-def test_delete_all_racing_adds_keeps_index_and_graph_consistent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["folder", "postgres"])
+def test_delete_all_racing_adds_keeps_index_and_graph_consistent(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
     """Regressions: delete_all listed, forgot and dropped the partition's collections in three
     separate steps, so an add landing in between lost its vector from the index; and a search
     or an add querying a collection while delete_all dropped it failed with Chroma's
     "Missing metadata segment" instead of finding the collection empty."""
-    with open_memory(tmp_path / "mem") as mem:
+    with open_memory(location(where, tmp_path, request)) as mem:
         stop = threading.Event()
         added: list[str] = []
         errors: list[BaseException] = []
@@ -228,7 +243,10 @@ def test_delete_all_racing_adds_keeps_index_and_graph_consistent(tmp_path: Path)
             assert mid in {h.id for h in mem.search(mem.get(mid).text, user_id="u1").memories}
 
 
-def test_update_racing_delete_does_not_resurrect(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["folder", "postgres"])
+def test_update_racing_delete_does_not_resurrect(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
     """Regression: update() read the row, extracted outside the lock, then wrote the row back
     even if a delete had landed meanwhile, so a deleted memory came back."""
     from reliability_kit import NameExtractor
@@ -247,7 +265,7 @@ def test_update_racing_delete_does_not_resurrect(tmp_path: Path) -> None:
             return super().extract_many(items)
 
     gated = Gated()
-    with open_memory(tmp_path / "mem", extractor=gated) as mem:
+    with open_memory(location(where, tmp_path, request), extractor=gated) as mem:
         r = mem.add("Alice met Bogdan", user_id="u1")
         gated.hold = True
         outcome: list[BaseException | None] = []
@@ -274,11 +292,14 @@ def test_update_racing_delete_does_not_resurrect(tmp_path: Path) -> None:
         assert graph_problems(mem) == []
 
 
-@pytest.mark.parametrize("where", ["memory", "folder"])
-def test_close_while_threads_read_and_write(tmp_path: Path, where: str) -> None:
+@pytest.mark.parametrize("where", ["memory", "folder", "postgres"])
+def test_close_while_threads_read_and_write(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
     """Closing under busy threads: each call either completes or raises StorageError
-    ("closed"); nothing else escapes (no sqlite3.ProgrammingError, no Chroma error)."""
-    mem = open_memory(None if where == "memory" else tmp_path / "mem")
+    ("closed"); nothing else escapes (no sqlite3.ProgrammingError, no Chroma error, no
+    psycopg error)."""
+    mem = open_memory(location(where, tmp_path, request))
     mem.add_many([f"Alice met Bogdan about {i}" for i in range(20)], user_id="u1")
     unexpected: list[BaseException] = []
     calls = threading.Semaphore(0)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from reliability_kit import (
+    fresh_url,
     graph_problems,
     kill_writer,
     open_memory,
@@ -210,3 +211,29 @@ def test_crash_inside_a_deletion_leaves_no_orphan_vectors(tmp_path: Path, op: st
         indexed = mem.index.ids(collection_name(victim_key, "memory"))
         assert indexed == left  # both gone, or both there: never vectors without rows
         assert graph_problems(mem) == []
+
+
+@pytest.mark.slow
+def test_sigkilled_writers_on_postgres_keep_every_acknowledged_write(
+    request: pytest.FixtureRequest,
+) -> None:
+    """Server mode: two writers killed (SIGKILL) one after the other on one PostgreSQL
+    memory. Every acknowledged write is found, and no unit of work was applied in part: every
+    row is the last state of an unbroken journal chain (reliability_kit.journal_problems)."""
+    rng = random.Random(SEED)
+    url = fresh_url(request.getfixturevalue("postgres_url"))
+    acked: dict[str, tuple[str, str]] = {}
+    deleted: dict[str, str] = {}
+    attempted: set[str] = set()
+    for _ in range(2):
+        kill_after, jitter = rng.randint(1, 40), rng.uniform(0.0, 0.03)
+        trial = kill_writer(
+            url, seed=rng.randrange(1_000_000), kill_after_acks=kill_after, jitter_s=jitter
+        )
+        assert trial.problems == [], f"seed {SEED}"
+        acked.update(trial.acked)
+        deleted.update(trial.deleted)
+        attempted |= trial.attempted
+        found, problems = verify_folder(url, acked, deleted, attempted)
+        assert problems == [], f"seed {SEED}, kill after {kill_after} acks + {jitter:.3f}s"
+        assert found == len(set(acked) - set(deleted) - attempted)

@@ -32,9 +32,11 @@ from reliability_kit import (
     NASTY,
     NameExtractor,
     delta_problems,
+    fresh_url,
     fuzz_engine,
     fuzz_parser,
     graph_problems,
+    journal_problems,
     open_memory,
     sqlite_problems,
 )
@@ -124,14 +126,57 @@ def test_injection_strings_are_stored_and_found_literally(tmp_path: Path) -> Non
     assert sqlite_problems(folder / "sage.db") == []
 
 
-@pytest.mark.parametrize("kind", ["memory", "sqlite"])
-def test_fuzzer_over_add_search_explore(kind: str) -> None:
+def _pg_tables(url: str) -> list[str]:
+    import psycopg
+
+    from sage_memory.postgres import split_schema
+
+    plain, schema = split_schema(url)
+    with psycopg.connect(plain) as conn:
+        rows = conn.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = %s ORDER BY 1",
+            (schema,),
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+def test_injection_strings_on_postgres_are_stored_and_found_literally(
+    postgres_url: str,
+) -> None:
+    """Server mode: SQL and full-text strings are data on PostgreSQL too (text with NUL is
+    kept exact in the record, indexed with a replacement character)."""
+    url = fresh_url(postgres_url)
+    with open_memory(url, extractor=EchoExtractor()) as mem:
+        bystander = mem.add("Bystander data || Safe", user_id="bob")
+        schema_before = _pg_tables(url)
+        for i, nasty in enumerate(NASTY):
+            r = mem.add(nasty, user_id="alice")
+            assert mem.get(r.memory_id, user_id="alice").text == nasty
+            if query_terms(nasty):
+                hits = mem.search(nasty, user_id="alice", limit=10)
+                assert r.memory_id in {h.id for h in hits.memories}, nasty
+            mem.add(f"{nasty} || Target{i} || {nasty[:60]}", user_id="carol")
+            node = mem.find_node(nasty.strip(), user_id="carol", exact=True)
+            assert nasty.strip() in (node.name, *node.aliases)
+        assert _pg_tables(url) == schema_before
+        assert len(mem.get_all(user_id="alice")) == len(NASTY)
+        assert [m.id for m in mem.get_all(user_id="bob")] == [bystander.memory_id]
+        assert graph_problems(mem) == []
+        assert journal_problems(mem) == []
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+def test_fuzzer_over_add_search_explore(kind: str, request: pytest.FixtureRequest) -> None:
     kwargs: dict[str, Any] = {}
+    where, rounds = None, 150
     if kind == "sqlite":
         kwargs = {"store": SQLiteGraphStore(":memory:"), "index": NumpyVectorIndex()}
-    with open_memory(None, **kwargs) as mem:
-        tried, failures = fuzz_engine(mem, 150, seed=7)
-        assert tried == 150
+    elif kind == "postgres":  # every call is a round trip: fewer rounds, as for a folder
+        where, rounds = fresh_url(request.getfixturevalue("postgres_url")), 40
+    with open_memory(where, **kwargs) as mem:
+        tried, failures = fuzz_engine(mem, rounds, seed=7)
+        assert tried == rounds
         assert failures == []
         assert graph_problems(mem) == []
 

@@ -6,8 +6,9 @@ every scope has nodes called "Alice", "Paris"...) plus secret words unique to th
 each scope asks for every other scope's words and names, through search, explore, find_node,
 get (with scope), get_all, graph, stats and export, and must only ever see its own data.
 
-Three storage set-ups: the in-memory store, the SQLite store (SQL filters) with the numpy
-index, and a real folder (SQLite + Chroma collections), the last with fewer examples.
+Four storage set-ups: the in-memory store, the SQLite store (SQL filters) with the numpy
+index, a real folder (SQLite + Chroma collections) and server mode (PostgreSQL + pgvector, a
+schema per example), the last two with fewer examples.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_kit import open_memory
+from reliability_kit import fresh_url, open_memory
 
 from sage_memory.codec import to_dict
 from sage_memory.errors import NotFoundError, ValidationError
@@ -70,9 +71,11 @@ def worlds(draw: st.DrawFn) -> list[tuple[dict[str, str], list[str]]]:
 
 
 @contextmanager
-def memory_for(kind: str, tmp_path: Path, n: int) -> Iterator[Any]:
+def memory_for(kind: str, tmp_path: Path, n: int, server: str = "") -> Iterator[Any]:
     if kind == "memory":
         mem = open_memory(None)
+    elif kind == "postgres":  # a fresh schema on the test server per example
+        mem = open_memory(fresh_url(server))
     elif kind == "sqlite":
         mem = open_memory(None, store=SQLiteGraphStore(":memory:"), index=NumpyVectorIndex())
     else:
@@ -155,8 +158,14 @@ def _check_world(mem: Any, world: list[tuple[dict[str, str], list[str]]], tmp: P
     return probes
 
 
-@pytest.mark.parametrize(("kind", "examples"), [("memory", 25), ("sqlite", 25), ("folder", 3)])
-def test_no_scope_sees_another(kind: str, examples: int, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("kind", "examples"), [("memory", 25), ("sqlite", 25), ("folder", 3), ("postgres", 2)]
+)
+def test_no_scope_sees_another(
+    kind: str, examples: int, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    server = request.getfixturevalue("postgres_url") if kind == "postgres" else ""
+
     @settings(
         max_examples=examples,
         deadline=None,
@@ -165,7 +174,7 @@ def test_no_scope_sees_another(kind: str, examples: int, tmp_path: Path) -> None
     @given(world=worlds())
     def check(world: list[tuple[dict[str, str], list[str]]]) -> None:
         n = next(_counter)
-        with memory_for(kind, tmp_path, n) as mem:
+        with memory_for(kind, tmp_path, n, server) as mem:
             assert _check_world(mem, world, tmp_path) > 0
 
     check()

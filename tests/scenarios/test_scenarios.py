@@ -30,6 +30,32 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SageMe
     mem.close()
 
 
+#: Memories about other things, some sharing a story's words (a file, a backend, a return, a
+#: city, a drink), added to every story so that its answer must out-rank more memories than a
+#: search returns: a story that passed only because everything it stored came back can fail.
+DISTRACTORS = (
+    "The quarterly report file is on the shared drive",
+    "Grandma's garden needs watering every morning in summer",
+    "The train to the airport leaves every twenty minutes",
+    "My laptop battery lasts about six hours",
+    "The team lunch is on Friday at noon",
+    "The frontend uses a dark theme by default",
+    "Carol returned the library book last week",
+    "Dan lives in Madrid and works at a bank",
+    "Erin prefers green tea in the afternoon",
+    "The printer on the second floor jams a lot",
+    "Backups of the wiki run every night",
+    "The cat sleeps on the sofa most afternoons",
+    "Finn is learning to play the violin",
+    "The old server room was turned into a meeting room",
+)
+
+
+def distract(mem: SageMemory, **scope: str) -> None:
+    """Fill the story's scope with :data:`DISTRACTORS` (more than a search's default limit)."""
+    mem.add_many(list(DISTRACTORS), **scope)
+
+
 def section(context: str, title: str) -> str:
     """The lines of one '## title' section of a context ('' when absent)."""
     m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", context, re.M | re.S)
@@ -43,10 +69,17 @@ def before(text: str, first: str, then: str) -> bool:
 # -- 1. project plan ----------------------------------------------------------------------------
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="with 14 unrelated memories in the scope the plan's resource (FastAPI) is missing "
+    "from 'Next steps' (the memory itself still ranks first): a retrieval weakness the "
+    "distractors exposed, left for the retriever's owners",
+)
 def test_project_plan_next_step_prerequisite_and_resource(
     env: tuple[SageMemory, ManualClock],
 ) -> None:
     mem, clock = env
+    distract(mem, user_id="u")
     mem.add(
         "I want to build a personal blog. First I'll design the database, then build the "
         "backend API, and finally the frontend. The backend will use Python's FastAPI.",
@@ -82,6 +115,7 @@ def test_associative_knowledge_reaches_the_with_statement(
     env: tuple[SageMemory, ManualClock],
 ) -> None:
     mem, _ = env
+    distract(mem, user_id="u")
     for text in (
         "open() opens a file in Python",
         "a file opened with open() must be closed with close()",
@@ -104,6 +138,7 @@ def test_tool_use_experience_returns_api_column_and_method(
     env: tuple[SageMemory, ManualClock],
 ) -> None:
     mem, _ = env
+    distract(mem, agent_id="analyst")
     mem.add(
         "The user asked to total sales in sales_data.csv. I loaded it with pandas.read_csv, "
         "found the column 'amount', and summed it with df['amount'].sum() into total_sales.",
@@ -125,6 +160,7 @@ def test_diagnosis_chain_causes_fixes_precondition_in_order(
     env: tuple[SageMemory, ManualClock],
 ) -> None:
     mem, _ = env
+    distract(mem, user_id="dev")
     err = "DatabaseError: relation 'user_table' does not exist"
     mem.add(
         f"{err} can be caused by migrations not run or by models out of sync with the database.",
@@ -149,6 +185,7 @@ def test_diagnosis_chain_causes_fixes_precondition_in_order(
 
 def test_rules_and_the_procedure_that_worked(env: tuple[SageMemory, ManualClock]) -> None:
     mem, clock = env
+    distract(mem, agent_id="support")
     for text in (
         "user U123 is a premium member",
         "premium members get 7-day no-questions returns",
@@ -180,6 +217,7 @@ def test_changing_facts_current_first_history_on_request(
     env: tuple[SageMemory, ManualClock],
 ) -> None:
     mem, clock = env
+    distract(mem, user_id="u")
     mem.add("Alice lives in Paris", user_id="u", timestamp=datetime(2026, 3, 1, tzinfo=UTC))
     mem.add("Alice moved to Berlin", user_id="u", timestamp=datetime(2026, 6, 1, tzinfo=UTC))
     clock.now = datetime(2026, 7, 1, tzinfo=UTC)
@@ -199,6 +237,7 @@ def test_changing_facts_current_first_history_on_request(
 
 def test_changing_preferences(env: tuple[SageMemory, ManualClock]) -> None:
     mem, clock = env
+    distract(mem, user_id="bob")
     mem.add("Bob prefers tea", user_id="bob", timestamp=datetime(2026, 1, 5, tzinfo=UTC))
     mem.add("Bob now prefers coffee", user_id="bob", timestamp=datetime(2026, 4, 5, tzinfo=UTC))
     clock.now = datetime(2026, 5, 1, tzinfo=UTC)
@@ -212,6 +251,7 @@ def test_changing_preferences(env: tuple[SageMemory, ManualClock]) -> None:
 
 def test_health_facts_come_together_with_sources(env: tuple[SageMemory, ManualClock]) -> None:
     mem, _ = env
+    distract(mem, user_id="U123")
     texts = (
         "U123 prefers low-salt food",
         "U123's blood pressure has been high lately",

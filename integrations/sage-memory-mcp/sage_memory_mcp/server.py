@@ -10,9 +10,14 @@ How the reference data model maps onto the graph memory
 - An entity is a node (its type kept as given in ``attributes["entity_type"]``, its label the
   closest built-in one). Creating it also stores a short declaration memory ("Alice (type:
   person)") that anchors the node's provenance.
-- An observation is a memory whose provenance links the entity's node. An entity's observations
-  are the texts of the memories that support its node (declarations and relation statements
-  excepted), so a node learnt from conversation shows what was said about it.
+- An observation is a memory whose provenance links the entity's node, stored and searched with
+  its entity ("Alice: allergic to peanuts"), so a question about Alice finds what was observed
+  of her; the observation as given is kept in ``metadata["observation"]`` and is what the
+  reference tools show. An entity's observations are the texts of the memories that support its
+  node (declarations and relation statements excepted), so a node learnt from conversation
+  shows what was said about it.
+- ``query_related_memories`` leaves out the declarations ("Alice (type: person)"): they state
+  no fact and would take result slots.
 - A relation is an edge, stated by a memory ("Alice works_at Acme"); its type is kept as given in
   ``attributes["relation_type"]`` and mapped to the closest built-in relation.
 - Deleting forgets the memories that exist only for the deleted item and removes the graph item.
@@ -171,10 +176,18 @@ class GraphMemory:
         return out
 
     @staticmethod
-    def _observations(memories: Iterable[Memory]) -> list[str]:
+    def _observation(memory: Memory) -> str:
+        """An observation as the client gave it (its memory's text also names the entity)."""
+        given = memory.metadata.get("observation")
+        return given if isinstance(given, str) else memory.text
+
+    @classmethod
+    def _observations(cls, memories: Iterable[Memory]) -> list[str]:
         return list(
             dict.fromkeys(
-                m.text for m in memories if m.metadata.get("mcp") not in (ENTITY, RELATION)
+                cls._observation(m)
+                for m in memories
+                if m.metadata.get("mcp") not in (ENTITY, RELATION)
             )
         )
 
@@ -247,10 +260,12 @@ class GraphMemory:
         return {"entities": created}
 
     def _observe(self, entity: str, text: str) -> None:
+        # Stored with its entity: "allergic to peanuts" alone does not say whose allergy it is,
+        # and neither the words nor the vector of a question about Alice would find it.
         self.mem.add_graph(
-            text,
+            f"{entity}: {text}",
             nodes=[NodeSpec("e", entity)],
-            metadata={"mcp": OBSERVATION, "entity": entity},
+            metadata={"mcp": OBSERVATION, "entity": entity, "observation": text},
             source="mcp",
             **self.scope,
         )
@@ -349,9 +364,10 @@ class GraphMemory:
                 continue
             unwanted = set(d.observations)
             for memory in self._memories(node.memory_ids):
-                if memory.text in unwanted and memory.metadata.get("mcp") not in (ENTITY, RELATION):
+                given = self._observation(memory)
+                if given in unwanted and memory.metadata.get("mcp") not in (ENTITY, RELATION):
                     self.mem.delete(memory.id, **self.scope)
-                    unwanted.discard(memory.text)
+                    unwanted.discard(given)
                     deleted += 1
         if deleted == requested:
             return {"success": True, "message": "Observations deleted successfully"}
@@ -399,12 +415,15 @@ class GraphMemory:
 
     # the extra tools
     def query_related_memories(self, query: str, limit: int = 5) -> RelatedMemories:
-        result = self.mem.search(query, limit=limit, **self.scope)
+        # Declarations ("Alice (type: person)") state no fact: asked for twice as many, they are
+        # left out so that facts fill the slots.
+        result = self.mem.search(query, limit=2 * limit, **self.scope)
+        hits = [h for h in result.memories if h.memory.metadata.get("mcp") != ENTITY][:limit]
         return {
             "context": result.context,
             "memories": [
                 {"id": h.id, "text": h.text, "score": h.score, "timestamp": h.timestamp.isoformat()}
-                for h in result.memories
+                for h in hits
             ],
             "entities": [h.name for h in result.nodes],
         }

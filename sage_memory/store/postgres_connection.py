@@ -1,0 +1,93 @@
+"""The PostgreSQL store's plumbing: its pool, transactions, the partition lock, text cleaning.
+
+The base of every part of :class:`~sage_memory.store.postgres.PostgresGraphStore` (writes,
+reads, lexical, journal, evolver state), which opens the pool and sets these attributes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sage_memory.errors import StorageError
+from sage_memory.store.rows import utf8_only
+from sage_memory.types import Scope
+from sage_memory.words import word_tokens
+
+
+def _clean(text: str) -> str:
+    """PostgreSQL text cannot hold NUL; indexed copies of user text replace it (JSON escapes
+    it in the stored records, so the record itself stays exact)."""
+    return text.replace("\x00", "\ufffd")
+
+
+def _words(text: str) -> str:
+    """The text as our own word tokens, so PostgreSQL's parser (which keeps "pandas.read_csv"
+    or an e-mail address as one token) splits words exactly as the query side does."""
+    return _clean(" ".join(word_tokens(text)))
+
+
+class PostgresConnection:
+    """Pooled connections; one transaction per ``_tx`` block."""
+
+    _pool: Any
+    _closed: bool
+    _lock: threading.Lock
+    _lock_state: threading.local  # the thread's lock connection and nesting depth
+
+    # -- plumbing --------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StorageError("this PostgreSQL store is closed; open the memory again")
+
+    @contextmanager
+    def _tx(self) -> Iterator[Any]:
+        """One transaction on a pooled connection, committed on success."""
+        self._check_open()
+        with utf8_only(), self._pool.connection() as conn:
+            # The pool commits on a clean exit and rolls back on an exception.
+            yield conn
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._tx() as conn:
+            rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
+            return rows
+
+    @contextmanager
+    def scope_lock(self, scope_key: str) -> Iterator[None]:
+        """Hold a cross-process lock on one partition for the duration of the block.
+
+        A session-level advisory lock, so the caller's reads and the final ``apply`` (on other
+        pooled connections) all happen while no other process can write the same partition.
+        Every lock a thread holds lives on one connection of its own, taken from the pool for
+        the outermost block: nested blocks (a delete inside delete_all, several partitions of
+        one evolve pass) never wait on themselves, and the pool is never drained by locks. A
+        killed process's session ends, and its locks with it.
+        """
+        self._check_open()
+        state = self._lock_state
+        if getattr(state, "depth", 0) == 0:
+            state.conn = self._pool.getconn()
+        state.depth = getattr(state, "depth", 0) + 1
+        conn = state.conn
+        try:
+            conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (scope_key,))
+            conn.commit()
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (scope_key,))
+                conn.commit()
+        finally:
+            state.depth -= 1
+            if state.depth == 0:
+                state.conn = None
+                self._pool.putconn(conn)
+
+    @staticmethod
+    def _run_filter(scope: Scope, column: str = "run_id") -> tuple[str, tuple[Any, ...]]:
+        if scope.run_id is not None and scope.partition.run_id is None:
+            return f" AND {column} = %s", (scope.run_id,)
+        return "", ()

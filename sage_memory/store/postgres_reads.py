@@ -1,0 +1,200 @@
+"""Reading memories and the graph from the PostgreSQL store, always inside one partition."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sage_memory.codec import from_dict
+from sage_memory.store.base import Direction, name_key
+from sage_memory.store.postgres_connection import PostgresConnection, _clean
+from sage_memory.types import Edge, Memory, Node, Scope
+
+#: The previous ('<', DESC) or next ('>', '') memory of `c` in its scope and run.
+_ADJACENT = (
+    "(SELECT {a}.id FROM memories {a} WHERE {a}.scope_key = c.scope_key"
+    " AND ({a}.ts, {a}.created_at, {a}.rid) {cmp} (c.ts, c.created_at, c.rid)"
+    " AND {a}.run_id IS NOT DISTINCT FROM c.run_id AND NOT {a}.archived"
+    " ORDER BY {a}.ts {order}, {a}.created_at {order}, {a}.rid {order} LIMIT 1)"
+)
+
+
+class PostgresReads(PostgresConnection):
+    """Memories, nodes and edges of a partition; provenance; turn adjacency; graph metrics."""
+
+    def get_memories(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+        if not ids:
+            return []
+        run_sql, run_params = self._run_filter(scope)
+        rows = self._rows(
+            f"SELECT id, data FROM memories WHERE scope_key = %s AND id = ANY(%s){run_sql}",
+            (scope.key, list(ids), *run_params),
+        )
+        out = {r[0]: from_dict(Memory, json.loads(r[1])) for r in rows}
+        return [out[i] for i in ids if i in out]
+
+    def find_memory(self, memory_id: str) -> Memory | None:
+        rows = self._rows("SELECT data FROM memories WHERE id = %s", (memory_id,))
+        return from_dict(Memory, json.loads(rows[0][0])) if rows else None
+
+    def list_memories(
+        self,
+        scope: Scope,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        include_archived: bool = False,
+        before: datetime | None = None,
+    ) -> list[Memory]:
+        run_sql, params = self._run_filter(scope)
+        sql = f"SELECT data FROM memories WHERE scope_key = %s{run_sql}"
+        if not include_archived:
+            sql += " AND NOT archived"
+        if before is not None:
+            sql += " AND ts < %s"
+            params = (*params, before.isoformat())
+        # Insertion order breaks ties: the messages of one add share a timestamp.
+        sql += " ORDER BY ts, created_at, rid LIMIT %s OFFSET %s"
+        rows = self._rows(sql, (scope.key, *params, limit, offset))
+        return [from_dict(Memory, json.loads(r[0])) for r in rows]
+
+    def count_memories(self, scope: Scope) -> int:
+        run_sql, params = self._run_filter(scope)
+        rows = self._rows(
+            f"SELECT count(*) FROM memories WHERE scope_key = %s{run_sql}", (scope.key, *params)
+        )
+        return int(rows[0][0])
+
+    # -- graph -----------------------------------------------------------------------------
+    def get_nodes(self, scope: Scope, ids: Sequence[str]) -> list[Node]:
+        return self._get(Node, "nodes", scope, ids)
+
+    def get_edges(self, scope: Scope, ids: Sequence[str]) -> list[Edge]:
+        return self._get(Edge, "edges", scope, ids)
+
+    def _get(self, cls: Any, table: str, scope: Scope, ids: Sequence[str]) -> list[Any]:
+        if not ids:
+            return []
+        rows = self._rows(
+            f"SELECT id, data FROM {table} WHERE scope_key = %s AND id = ANY(%s)",
+            (scope.key, list(ids)),
+        )
+        out = {r[0]: from_dict(cls, json.loads(r[1])) for r in rows}
+        return [out[i] for i in dict.fromkeys(ids) if i in out]
+
+    def find_nodes(self, scope: Scope, names: Sequence[str]) -> list[Node]:
+        keys = list({_clean(name_key(n)) for n in names if n.strip()})
+        if not keys:
+            return []
+        rows = self._rows(
+            "SELECT DISTINCT node_id FROM node_names WHERE scope_key = %s AND key = ANY(%s)",
+            (scope.key, keys),
+        )
+        return self.get_nodes(scope, [r[0] for r in rows])
+
+    def list_nodes(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Node]:
+        rows = self._rows(
+            "SELECT data FROM nodes WHERE scope_key = %s ORDER BY id LIMIT %s OFFSET %s",
+            (scope.key, limit, offset),
+        )
+        return [from_dict(Node, json.loads(r[0])) for r in rows]
+
+    def list_edges(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Edge]:
+        rows = self._rows(
+            "SELECT data FROM edges WHERE scope_key = %s ORDER BY id LIMIT %s OFFSET %s",
+            (scope.key, limit, offset),
+        )
+        return [from_dict(Edge, json.loads(r[0])) for r in rows]
+
+    def count_graph(self, scope: Scope) -> tuple[int, int]:
+        rows = self._rows(
+            "SELECT (SELECT count(*) FROM nodes WHERE scope_key = %s),"
+            " (SELECT count(*) FROM edges WHERE scope_key = %s)",
+            (scope.key, scope.key),
+        )
+        return int(rows[0][0]), int(rows[0][1])
+
+    def edges_of(
+        self,
+        scope: Scope,
+        node_ids: Sequence[str],
+        *,
+        direction: Direction = "both",
+        relations: Sequence[str] | None = None,
+    ) -> list[Edge]:
+        if not node_ids:
+            return []
+        ends = {
+            "out": "source_id = ANY(%(ids)s)",
+            "in": "target_id = ANY(%(ids)s)",
+            "both": "(source_id = ANY(%(ids)s) OR target_id = ANY(%(ids)s))",
+        }[direction]
+        sql = f"SELECT data FROM edges WHERE {ends} AND scope_key = %(sk)s"
+        params: dict[str, Any] = {"ids": list(node_ids), "sk": scope.key}
+        if relations:
+            sql += " AND relation = ANY(%(rel)s)"
+            params["rel"] = list(relations)
+        with self._tx() as conn:
+            rows = conn.execute(sql + " ORDER BY rid", params).fetchall()
+        return [from_dict(Edge, json.loads(r[0])) for r in rows]
+
+    def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
+        rows = self._rows(
+            "SELECT entity, entity_id FROM provenance WHERE memory_id = %s", (memory_id,)
+        )
+        node_ids = [r[1] for r in rows if r[0] == "node"]
+        edge_ids = [r[1] for r in rows if r[0] == "edge"]
+        return self.get_nodes(scope, node_ids), self.get_edges(scope, edge_ids)
+
+    def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        if not memory_ids:
+            return {}
+        rows = self._rows(
+            "SELECT p.memory_id, p.entity_id FROM provenance p JOIN nodes n ON n.id = p.entity_id"
+            " WHERE p.memory_id = ANY(%s) AND p.entity = 'node' AND n.scope_key = %s",
+            (list(memory_ids), scope.partition.key),
+        )
+        out: dict[str, list[str]] = {}
+        for mid, nid in rows:
+            out.setdefault(mid, []).append(nid)
+        return out
+
+    def adjacent_memories(
+        self, scope: Scope, memory_ids: Sequence[str]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        if not memory_ids:
+            return {}
+        run_sql, run_params = self._run_filter(scope, "c.run_id")
+        rows = self._rows(
+            f"SELECT c.id, {_ADJACENT.format(a='p', cmp='<', order='DESC')},"
+            f" {_ADJACENT.format(a='n', cmp='>', order='')}"
+            f" FROM memories c WHERE c.id = ANY(%s) AND c.scope_key = %s{run_sql}",
+            (list(memory_ids), scope.key, *run_params),
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
+        key = scope.partition.key
+        nodes, edges = self.count_graph(scope.partition)
+        isolated = self._rows(
+            "SELECT count(*) FROM nodes n WHERE n.scope_key = %s"
+            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id)"
+            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id)",
+            (key,),
+        )[0][0]
+        rows = self._rows(
+            "SELECT relation, count(*), sum((data::jsonb ->> 'confidence')::float8) FROM edges"
+            " WHERE scope_key = %s AND (data::jsonb ->> 'expired_at') IS NULL"
+            " AND (data::jsonb ->> 'valid_to') IS NULL GROUP BY relation",
+            (key,),
+        )
+        return {
+            "nodes": nodes,
+            "edges": edges,
+            "current_edges": sum(int(r[1]) for r in rows),
+            "isolated_nodes": int(isolated),
+            "confidence_sum": sum(float(r[2] or 0.0) for r in rows),
+            "relations": {r[0]: int(r[1]) for r in rows},
+        }

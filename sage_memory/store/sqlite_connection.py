@@ -1,0 +1,61 @@
+"""The SQLite store's plumbing: its one connection, transactions
+
+The base of every part of :class:`~sage_memory.store.sqlite.SQLiteGraphStore` (writes, reads,
+lexical, journal, evolver state), which opens the connection and sets these attributes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sage_memory.errors import StorageError
+from sage_memory.store.rows import utf8_only
+from sage_memory.types import Scope
+
+
+class SQLiteConnection:
+    """One shared connection under a lock; SQLite serialises writers anyway."""
+
+    path: str
+    _db: sqlite3.Connection
+    _lock: threading.RLock
+    _closed: bool
+
+    def _check_open(self) -> None:
+        # Called under the lock: a thread still reading when another closes the store gets a
+        # clear StorageError, not sqlite3's "Cannot operate on a closed database".
+        if self._closed:
+            raise StorageError("this SQLite store is closed; open the memory again")
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._check_open()
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock, utf8_only():
+            self._check_open()
+            return self._db.execute(sql, params).fetchall()
+
+    @staticmethod
+    def _run_filter(scope: Scope) -> tuple[str, tuple[Any, ...]]:
+        if scope.run_id is not None and scope.partition.run_id is None:
+            return " AND run_id = ?", (scope.run_id,)
+        return "", ()
+
+
+def chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
+    """Slices of ``items`` small enough for one SQL ``IN (...)`` list."""
+    for i in range(0, len(items), size):
+        yield items[i : i + size]

@@ -1,0 +1,59 @@
+"""The SQLite store's lexical channel (BM25 per partition) and its stored vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from sage_memory.store import sqlite_postings as postings
+from sage_memory.store.base import TextEntity
+from sage_memory.store.rows import utf8_only
+from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
+from sage_memory.types import Scope, Vector
+from sage_memory.words import query_terms
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 OR-query of the distinct meaningful words of ``text`` (None if there are none);
+    the benchmarks' FTS5 baseline uses it (the store itself scores per partition).
+
+    Words are quoted, so any input is safe: FTS operators in user text are matched literally.
+    """
+    words = query_terms(text)
+    if not words:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words[:64])
+
+
+class SQLiteLexical(SQLiteConnection):
+    """``search_text`` over the per-partition postings; ``get_vectors`` and ``vector_ids``."""
+
+    def search_text(
+        self, scope: Scope, query: str, *, entity: TextEntity = "memory", limit: int = 20
+    ) -> list[tuple[str, float]]:
+        run_id = None
+        if entity == "memory" and scope.run_id is not None and scope.partition.run_id is None:
+            run_id = scope.run_id
+        kind: postings.Kind = "m" if entity == "memory" else "n"
+        with self._lock, utf8_only():
+            self._check_open()
+            return postings.search(self._db, kind, scope.key, query, limit, run_id)
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
+        out: dict[str, Vector] = {}
+        for table in ("memories", "nodes"):
+            for chunk in chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                rows = self._rows(
+                    f"SELECT id, vec FROM {table} WHERE id IN ({marks}) AND vec IS NOT NULL", chunk
+                )
+                out.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+        return out
+
+    def vector_ids(self, scope: Scope, entity: TextEntity) -> set[str]:
+        table = "memories" if entity == "memory" else "nodes"
+        rows = self._rows(
+            f"SELECT id FROM {table} WHERE scope_key = ? AND vec IS NOT NULL", (scope.key,)
+        )
+        return {r[0] for r in rows}

@@ -1,0 +1,166 @@
+"""The SQLite store's lexical postings: BM25 statistics kept per scope partition.
+
+FTS5's ``bm25()`` takes its document counts and term frequencies from the whole table, so
+another user's memories changed this user's ranking. These tables hold the same statistics per
+partition, and :func:`sage_memory.store.lexical.bm25` scores from them alone, with FTS5's
+term weight and stems (a single-scope store ranks as it did with FTS5):
+
+- ``lexical_postings (part, term, doc, tf)``: the partition's documents holding a term; a query
+  reads only the rows of its own partition and terms;
+- ``lexical_docs (kind, doc, part, length, terms)``: each document's length and term keys (to
+  remove its postings when it changes or goes);
+- ``lexical_stats (part, docs, total)``: document count and total length per partition.
+
+``part`` is a hash of the scope key and the entity (memory or node), ``term`` a 64-bit hash of
+the stem (:func:`~sage_memory.store.lexical.term_key`): no word or user id is stored here, so a
+deleted text leaves nothing of itself in these tables' index pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections import Counter, defaultdict
+from typing import Any, Literal
+
+import numpy as np
+
+from sage_memory.store.lexical import bm25, fts5_idf, query_term_set, term_key, terms
+
+Kind = Literal["m", "n"]
+
+POSTINGS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS lexical_postings (
+    part TEXT NOT NULL, term INTEGER NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL,
+    PRIMARY KEY (part, term, doc)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS lexical_docs (
+    kind TEXT NOT NULL, doc INTEGER NOT NULL, part TEXT NOT NULL, length INTEGER NOT NULL,
+    terms BLOB NOT NULL, PRIMARY KEY (kind, doc)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS lexical_stats (
+    part TEXT PRIMARY KEY, docs INTEGER NOT NULL, total INTEGER NOT NULL
+) WITHOUT ROWID;
+"""
+
+#: Meta key and value of the current lexical layout (older stores are rebuilt on open).
+POSTINGS_META = ("lexical_index", "bm25-partition-1")
+
+_TABLES = {"m": "memories", "n": "nodes"}
+
+
+def part_key(kind: Kind, scope_key: str) -> str:
+    """The hashed partition of a (entity kind, scope key)."""
+    return kind + hashlib.blake2b(scope_key.encode(), digest_size=10).hexdigest()
+
+
+def node_text(data: dict[str, Any]) -> str:
+    """The searchable text of a node record: name, aliases and summary."""
+    return " ".join([data["name"], *data.get("aliases", ()), data.get("summary", "")])
+
+
+def unindex(db: sqlite3.Connection, kind: Kind, doc: int) -> None:
+    """Remove a document's postings and its share of the partition's statistics."""
+    row = db.execute(
+        "SELECT part, length, terms FROM lexical_docs WHERE kind = ? AND doc = ?", (kind, doc)
+    ).fetchone()
+    if row is None:
+        return
+    part, length, packed = row
+    keys = np.frombuffer(packed, dtype=np.int64).tolist()
+    db.executemany(
+        "DELETE FROM lexical_postings WHERE part = ? AND term = ? AND doc = ?",
+        [(part, k, doc) for k in keys],
+    )
+    db.execute("DELETE FROM lexical_docs WHERE kind = ? AND doc = ?", (kind, doc))
+    db.execute(
+        "UPDATE lexical_stats SET docs = docs - 1, total = total - ? WHERE part = ?",
+        (length, part),
+    )
+    db.execute("DELETE FROM lexical_stats WHERE part = ? AND docs <= 0", (part,))
+
+
+def index(db: sqlite3.Connection, kind: Kind, doc: int, scope_key: str, text: str) -> None:
+    """(Re)index a document of a partition."""
+    unindex(db, kind, doc)
+    part = part_key(kind, scope_key)
+    counts = Counter(term_key(t) for t in terms(text))
+    length = sum(counts.values())
+    db.executemany(
+        "INSERT INTO lexical_postings (part, term, doc, tf) VALUES (?,?,?,?)",
+        [(part, k, doc, tf) for k, tf in counts.items()],
+    )
+    packed = np.fromiter(counts, dtype=np.int64, count=len(counts)).tobytes()
+    db.execute(
+        "INSERT INTO lexical_docs (kind, doc, part, length, terms) VALUES (?,?,?,?,?)",
+        (kind, doc, part, length, packed),
+    )
+    db.execute(
+        "INSERT INTO lexical_stats (part, docs, total) VALUES (?, 1, ?) ON CONFLICT(part)"
+        " DO UPDATE SET docs = docs + 1, total = total + excluded.total",
+        (part, length),
+    )
+
+
+def search(
+    db: sqlite3.Connection,
+    kind: Kind,
+    scope_key: str,
+    query: str,
+    limit: int,
+    run_id: str | None = None,
+) -> list[tuple[str, float]]:
+    """(id, BM25 score) best first, from the partition's own statistics; ``run_id`` keeps the
+    memories of one run (scored within their partition, as the graph is)."""
+    wanted = {term_key(t): t for t in query_term_set(query)}
+    if not wanted or limit <= 0:
+        return []
+    part = part_key(kind, scope_key)
+    stats = db.execute("SELECT docs, total FROM lexical_stats WHERE part = ?", (part,)).fetchone()
+    if stats is None:
+        return []
+    table = _TABLES[kind]
+    keys = list(wanted)
+    marks = ",".join("?" * len(keys))
+    rows = db.execute(
+        f"SELECT p.term, p.tf, d.length, t.id FROM lexical_postings p"
+        f" JOIN lexical_docs d ON d.kind = ? AND d.doc = p.doc"
+        f" JOIN {table} t ON t.rid = p.doc"
+        f" WHERE p.part = ? AND p.term IN ({marks})",
+        (kind, part, *keys),
+    ).fetchall()
+    postings: dict[str, dict[str, int]] = defaultdict(dict)
+    lengths: dict[str, int] = {}
+    for key, tf, length, doc_id in rows:
+        postings[wanted[key]][doc_id] = tf
+        lengths[doc_id] = length
+    scores = bm25(list(wanted.values()), postings, lengths, stats[0], stats[1], fts5_idf)
+    best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    if run_id is None:
+        return best[:limit]
+    out: list[tuple[str, float]] = []
+    for start in range(0, len(best), 500):
+        chunk = best[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        in_run = {
+            r[0]
+            for r in db.execute(
+                f"SELECT id FROM memories WHERE id IN ({marks}) AND run_id = ?",
+                (*[i for i, _ in chunk], run_id),
+            )
+        }
+        out += [hit for hit in chunk if hit[0] in in_run]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def rebuild(db: sqlite3.Connection) -> None:
+    """Index every memory and node again (a store written by an older version)."""
+    for table in ("lexical_postings", "lexical_docs", "lexical_stats"):
+        db.execute(f"DELETE FROM {table}")
+    for rid, scope_key, data in db.execute("SELECT rid, scope_key, data FROM memories").fetchall():
+        index(db, "m", rid, scope_key, json.loads(data)["text"])
+    for rid, scope_key, data in db.execute("SELECT rid, scope_key, data FROM nodes").fetchall():
+        index(db, "n", rid, scope_key, node_text(json.loads(data)))

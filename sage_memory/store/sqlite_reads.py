@@ -1,0 +1,225 @@
+"""Reading memories and the graph from the SQLite store, always inside one partition."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sage_memory.codec import from_dict
+from sage_memory.store.base import Direction, name_key
+from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
+from sage_memory.types import Edge, Memory, Node, Scope
+
+#: The previous ('<', DESC) or next ('>', '') memory of `c` in its scope and run.
+_ADJACENT = (
+    "COALESCE((SELECT {a}.id FROM memories {a} WHERE {a}.scope_key = c.scope_key"
+    " AND {a}.ts = c.ts AND {a}.created_at = c.created_at AND {a}.rid {cmp} c.rid"
+    " AND {a}.run_id IS c.run_id AND {a}.archived = 0 ORDER BY {a}.rid {order} LIMIT 1),"
+    " (SELECT {a}.id FROM memories {a} WHERE {a}.scope_key = c.scope_key"
+    " AND ({a}.ts, {a}.created_at) {cmp} (c.ts, c.created_at) AND {a}.run_id IS c.run_id"
+    " AND {a}.archived = 0 ORDER BY {a}.ts {order}, {a}.created_at {order}, {a}.rid {order}"
+    " LIMIT 1))"
+)
+
+
+class SQLiteReads(SQLiteConnection):
+    """Memories, nodes and edges of a partition; provenance; turn adjacency; graph metrics."""
+
+    # -- memories --------------------------------------------------------------------------
+    def get_memories(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+        if not ids:
+            return []
+        run_sql, run_params = self._run_filter(scope)
+        out: dict[str, Memory] = {}
+        for chunk in chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self._rows(
+                # "+scope_key" keeps SQLite on the id index (see edges_of)
+                f"SELECT id, data FROM memories WHERE +scope_key = ? AND id IN ({marks}){run_sql}",
+                (scope.key, *chunk, *run_params),
+            )
+            out.update((r[0], from_dict(Memory, json.loads(r[1]))) for r in rows)
+        return [out[i] for i in ids if i in out]
+
+    def find_memory(self, memory_id: str) -> Memory | None:
+        rows = self._rows("SELECT data FROM memories WHERE id = ?", (memory_id,))
+        return from_dict(Memory, json.loads(rows[0][0])) if rows else None
+
+    def list_memories(
+        self,
+        scope: Scope,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        include_archived: bool = False,
+        before: datetime | None = None,
+    ) -> list[Memory]:
+        run_sql, params = self._run_filter(scope)
+        sql = f"SELECT data FROM memories WHERE scope_key = ?{run_sql}"
+        if not include_archived:
+            sql += " AND archived = 0"
+        if before is not None:
+            sql += " AND ts < ?"
+            params = (*params, before.isoformat())
+        # Insertion order breaks ties: the messages of one add share a timestamp.
+        sql += " ORDER BY ts, created_at, rid LIMIT ? OFFSET ?"
+        rows = self._rows(sql, (scope.key, *params, -1 if limit is None else limit, offset))
+        return [from_dict(Memory, json.loads(r[0])) for r in rows]
+
+    def count_memories(self, scope: Scope) -> int:
+        run_sql, params = self._run_filter(scope)
+        rows = self._rows(
+            f"SELECT count(*) FROM memories WHERE scope_key = ?{run_sql}", (scope.key, *params)
+        )
+        return int(rows[0][0])
+
+    # -- graph -----------------------------------------------------------------------------
+    def get_nodes(self, scope: Scope, ids: Sequence[str]) -> list[Node]:
+        return self._get(Node, "nodes", scope, ids)
+
+    def get_edges(self, scope: Scope, ids: Sequence[str]) -> list[Edge]:
+        return self._get(Edge, "edges", scope, ids)
+
+    def _get(self, cls: Any, table: str, scope: Scope, ids: Sequence[str]) -> list[Any]:
+        out: dict[str, Any] = {}
+        for chunk in chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self._rows(
+                # "+scope_key": from five ids on, SQLite would scan the partition by scope
+                f"SELECT id, data FROM {table} WHERE +scope_key = ? AND id IN ({marks})",
+                (scope.key, *chunk),
+            )
+            out.update((r[0], from_dict(cls, json.loads(r[1]))) for r in rows)
+        return [out[i] for i in dict.fromkeys(ids) if i in out]
+
+    def find_nodes(self, scope: Scope, names: Sequence[str]) -> list[Node]:
+        keys = list({name_key(n) for n in names if n.strip()})
+        if not keys:
+            return []
+        ids: list[str] = []
+        for chunk in chunks(keys):
+            marks = ",".join("?" * len(chunk))
+            rows = self._rows(
+                f"SELECT DISTINCT node_id FROM node_names WHERE scope_key = ? AND key IN ({marks})",
+                (scope.key, *chunk),
+            )
+            ids.extend(r[0] for r in rows)
+        return self.get_nodes(scope, ids)
+
+    def list_nodes(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Node]:
+        rows = self._rows(
+            "SELECT data FROM nodes WHERE scope_key = ? ORDER BY id LIMIT ? OFFSET ?",
+            (scope.key, -1 if limit is None else limit, offset),
+        )
+        return [from_dict(Node, json.loads(r[0])) for r in rows]
+
+    def list_edges(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Edge]:
+        rows = self._rows(
+            "SELECT data FROM edges WHERE scope_key = ? ORDER BY id LIMIT ? OFFSET ?",
+            (scope.key, -1 if limit is None else limit, offset),
+        )
+        return [from_dict(Edge, json.loads(r[0])) for r in rows]
+
+    def count_graph(self, scope: Scope) -> tuple[int, int]:
+        n = self._rows("SELECT count(*) FROM nodes WHERE scope_key = ?", (scope.key,))[0][0]
+        e = self._rows("SELECT count(*) FROM edges WHERE scope_key = ?", (scope.key,))[0][0]
+        return int(n), int(e)
+
+    def edges_of(
+        self,
+        scope: Scope,
+        node_ids: Sequence[str],
+        *,
+        direction: Direction = "both",
+        relations: Sequence[str] | None = None,
+    ) -> list[Edge]:
+        if not node_ids:
+            return []
+        rel_sql, rel_params = "", tuple[str, ...]()
+        if relations:
+            rel_sql = f" AND relation IN ({','.join('?' * len(relations))})"
+            rel_params = tuple(relations)
+        found: dict[str, Edge] = {}
+        columns = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
+        for column in columns[direction]:
+            for chunk in chunks(node_ids):
+                marks = ",".join("?" * len(chunk))
+                # "+scope_key": without it SQLite picks the scope index and scans the whole
+                # partition's edges for every call; the endpoint index is the selective one.
+                rows = self._rows(
+                    f"SELECT id, data FROM edges WHERE {column} IN ({marks}) AND +scope_key = ?"
+                    f"{rel_sql}",
+                    (*chunk, scope.key, *rel_params),
+                )
+                for eid, data in rows:
+                    if eid not in found:
+                        found[eid] = from_dict(Edge, json.loads(data))
+        return list(found.values())
+
+    def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
+        rows = self._rows(
+            "SELECT entity, entity_id FROM provenance WHERE memory_id = ?", (memory_id,)
+        )
+        node_ids = [r[1] for r in rows if r[0] == "node"]
+        edge_ids = [r[1] for r in rows if r[0] == "edge"]
+        return self.get_nodes(scope, node_ids), self.get_edges(scope, edge_ids)
+
+    def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for chunk in chunks(memory_ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self._rows(
+                "SELECT p.memory_id, p.entity_id FROM provenance p JOIN nodes n"
+                f" ON n.id = p.entity_id WHERE p.memory_id IN ({marks}) AND p.entity = 'node'"
+                " AND +n.scope_key = ?",
+                (*chunk, scope.partition.key),
+            )
+            for mid, nid in rows:
+                out.setdefault(mid, []).append(nid)
+        return out
+
+    def adjacent_memories(
+        self, scope: Scope, memory_ids: Sequence[str]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        run_sql, run_params = self._run_filter(scope)
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for chunk in chunks(memory_ids):
+            marks = ",".join("?" * len(chunk))
+            # `+c.scope_key` keeps the planner on the id index. Each neighbour is two index
+            # seeks: the same (ts, created_at) with the nearest rid, else the nearest earlier
+            # (or later) (ts, created_at); a row-value range over the rowid is not seekable.
+            rows = self._rows(
+                f"SELECT c.id, {_ADJACENT.format(a='p', cmp='<', order='DESC')},"
+                f" {_ADJACENT.format(a='n', cmp='>', order='')}"
+                f" FROM memories c WHERE c.id IN ({marks}) AND +c.scope_key = ?"
+                f"{run_sql.replace('run_id', 'c.run_id')}",
+                (*chunk, scope.key, *run_params),
+            )
+            out.update((r[0], (r[1], r[2])) for r in rows)
+        return out
+
+    def graph_metrics(self, scope: Scope) -> dict[str, Any]:
+        key = scope.partition.key
+        nodes, edges = self.count_graph(scope.partition)
+        isolated = self._rows(
+            "SELECT count(*) FROM nodes n WHERE n.scope_key = ?"
+            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id)"
+            " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id)",
+            (key,),
+        )[0][0]
+        rows = self._rows(
+            "SELECT relation, count(*), sum(json_extract(data, '$.confidence')) FROM edges"
+            " WHERE scope_key = ? AND json_extract(data, '$.expired_at') IS NULL"
+            " AND json_extract(data, '$.valid_to') IS NULL GROUP BY relation",
+            (key,),
+        )
+        return {
+            "nodes": nodes,
+            "edges": edges,
+            "current_edges": sum(int(r[1]) for r in rows),
+            "isolated_nodes": int(isolated),
+            "confidence_sum": sum(float(r[2] or 0.0) for r in rows),
+            "relations": {r[0]: int(r[1]) for r in rows},
+        }

@@ -1,0 +1,91 @@
+"""The SQLite store's tables (created on open; ``SCHEMA_VERSION`` guards the layout)."""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memories (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope_key TEXT NOT NULL,
+    run_id TEXT,
+    ts TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    data TEXT NOT NULL,
+    vec BLOB
+);
+CREATE INDEX IF NOT EXISTS memories_by_scope ON memories (scope_key, ts, created_at);
+CREATE TABLE IF NOT EXISTS nodes (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope_key TEXT NOT NULL,
+    data TEXT NOT NULL,
+    vec BLOB
+);
+CREATE INDEX IF NOT EXISTS nodes_by_scope ON nodes (scope_key, id);
+CREATE TABLE IF NOT EXISTS node_names (
+    scope_key TEXT NOT NULL, key TEXT NOT NULL, node_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS node_names_by_key ON node_names (scope_key, key);
+CREATE INDEX IF NOT EXISTS node_names_by_node ON node_names (node_id);
+CREATE TABLE IF NOT EXISTS edges (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope_key TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    relation TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS edges_by_scope ON edges (scope_key, id);
+CREATE INDEX IF NOT EXISTS edges_by_source ON edges (source_id);
+CREATE INDEX IF NOT EXISTS edges_by_target ON edges (target_id);
+CREATE TABLE IF NOT EXISTS provenance (
+    memory_id TEXT NOT NULL, entity TEXT NOT NULL, entity_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS provenance_by_memory ON provenance (memory_id);
+CREATE INDEX IF NOT EXISTS provenance_by_entity ON provenance (entity_id);
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    batch_id TEXT NOT NULL,
+    scope_key TEXT NOT NULL,
+    entity TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    op TEXT NOT NULL,
+    before TEXT,
+    after TEXT,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS journal_by_batch ON journal (batch_id);
+CREATE INDEX IF NOT EXISTS journal_by_entity ON journal (entity_id);
+CREATE INDEX IF NOT EXISTS journal_by_scope ON journal (scope_key, seq);
+CREATE TABLE IF NOT EXISTS access_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL,
+    scope_key TEXT NOT NULL,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    weight REAL NOT NULL,
+    entity TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    context INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS access_by_scope ON access_log (scope_key, seq);
+CREATE INDEX IF NOT EXISTS access_by_event ON access_log (event_id, entity);
+CREATE TABLE IF NOT EXISTS suggestions (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope_key TEXT NOT NULL,
+    key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    UNIQUE (scope_key, key)
+);
+CREATE INDEX IF NOT EXISTS suggestions_by_status ON suggestions (scope_key, status);
+"""

@@ -1,0 +1,155 @@
+"""Writing to the SQLite store: one transaction per ``apply``, journaled row by row."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sage_memory.codec import dumps
+from sage_memory.store import sqlite_postings as postings
+from sage_memory.store.base import name_key
+from sage_memory.store.rows import scope_of as _scope_of
+from sage_memory.store.rows import utf8_only
+from sage_memory.store.rows import vector_blob as _blob
+from sage_memory.store.sqlite_connection import SQLiteConnection
+from sage_memory.types import Change, Vector
+
+
+class SQLiteWrites(SQLiteConnection):
+    """``apply``: rows, their full-text entries, names, provenance and the journal."""
+
+    def apply(self, changes: Sequence[Change], vectors: Mapping[str, Vector] | None = None) -> None:
+        vectors = vectors or {}
+        with utf8_only(), self._tx() as db:
+            for ch in changes:
+                if ch.entity == "memory":
+                    self._write_memory(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
+                elif ch.entity == "node":
+                    self._write_node(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
+                else:
+                    self._write_edge(db, ch.entity_id, ch.after)
+                db.execute(
+                    "INSERT INTO journal (id, batch_id, scope_key, entity, entity_id, op, before,"
+                    " after, at, actor, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        ch.id,
+                        ch.batch_id,
+                        ch.scope_key,
+                        ch.entity,
+                        ch.entity_id,
+                        ch.op,
+                        None if ch.before is None else dumps(ch.before),
+                        None if ch.after is None else dumps(ch.after),
+                        ch.at.isoformat(),
+                        ch.actor,
+                        ch.reason,
+                    ),
+                )
+
+    def _write_memory(
+        self,
+        db: sqlite3.Connection,
+        mid: str,
+        after: Mapping[str, Any] | None,
+        vec: Vector | None,
+    ) -> None:
+        row = db.execute("SELECT rid FROM memories WHERE id = ?", (mid,)).fetchone()
+        if after is None:
+            if row:
+                db.execute("DELETE FROM memories WHERE rid = ?", (row[0],))
+                postings.unindex(db, "m", row[0])
+            return
+        scope = _scope_of(after)
+        params = (
+            scope.key,
+            scope.run_id,
+            after["timestamp"],
+            after["created_at"],
+            int(bool(after.get("archived"))),
+            dumps(after),
+        )
+        if row:
+            rid = row[0]
+            db.execute(
+                "UPDATE memories SET scope_key=?, run_id=?, ts=?, created_at=?, archived=?, data=?"
+                " WHERE rid=?",
+                (*params, rid),
+            )
+        else:
+            cur = db.execute(
+                "INSERT INTO memories (id, scope_key, run_id, ts, created_at, archived, data)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (mid, *params),
+            )
+            rid = cur.lastrowid
+        if vec is not None:
+            db.execute("UPDATE memories SET vec = ? WHERE rid = ?", (_blob(vec), rid))
+        postings.index(db, "m", rid, scope.key, after["text"])
+
+    def _write_node(
+        self,
+        db: sqlite3.Connection,
+        nid: str,
+        after: Mapping[str, Any] | None,
+        vec: Vector | None,
+    ) -> None:
+        row = db.execute("SELECT rid FROM nodes WHERE id = ?", (nid,)).fetchone()
+        db.execute("DELETE FROM node_names WHERE node_id = ?", (nid,))
+        db.execute("DELETE FROM provenance WHERE entity_id = ?", (nid,))
+        if row:
+            postings.unindex(db, "n", row[0])
+        if after is None:
+            if row:
+                db.execute("DELETE FROM nodes WHERE rid = ?", (row[0],))
+            return
+        scope_key = _scope_of(after).key
+        if row:
+            rid = row[0]
+            db.execute(
+                "UPDATE nodes SET scope_key=?, data=? WHERE rid=?", (scope_key, dumps(after), rid)
+            )
+        else:
+            cur = db.execute(
+                "INSERT INTO nodes (id, scope_key, data) VALUES (?,?,?)",
+                (nid, scope_key, dumps(after)),
+            )
+            rid = cur.lastrowid
+        if vec is not None:
+            db.execute("UPDATE nodes SET vec = ? WHERE rid = ?", (_blob(vec), rid))
+        names = {name_key(after["name"]), *(name_key(a) for a in after.get("aliases", ()))}
+        db.executemany(
+            "INSERT INTO node_names (scope_key, key, node_id) VALUES (?,?,?)",
+            [(scope_key, k, nid) for k in names if k],
+        )
+        postings.index(db, "n", rid, scope_key, postings.node_text(dict(after)))
+        db.executemany(
+            "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (?,?,?)",
+            [(m, "node", nid) for m in after.get("memory_ids", ())],
+        )
+
+    def _write_edge(
+        self, db: sqlite3.Connection, eid: str, after: Mapping[str, Any] | None
+    ) -> None:
+        db.execute("DELETE FROM provenance WHERE entity_id = ?", (eid,))
+        if after is None:
+            db.execute("DELETE FROM edges WHERE id = ?", (eid,))
+            return
+        db.execute(
+            "INSERT INTO edges (id, scope_key, source_id, target_id, relation, data)"
+            " VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET scope_key=excluded.scope_key,"
+            " source_id=excluded.source_id, target_id=excluded.target_id,"
+            " relation=excluded.relation, data=excluded.data",
+            (
+                eid,
+                _scope_of(after).key,
+                after["source_id"],
+                after["target_id"],
+                after["relation"],
+                dumps(after),
+            ),
+        )
+        db.executemany(
+            "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (?,?,?)",
+            [(m, "edge", eid) for m in after.get("memory_ids", ())],
+        )
