@@ -377,11 +377,12 @@ How to read it, honestly:
   to a matching one (answers are often the reply to a question that holds the words); the
   speaker a question names ("What did Caroline research?" is answered by Caroline's turns);
   dates the question names (sessions are dated). Dense alone is the weakest channel here.
-- **What does not, yet.** The rule extractor turns chat into a noisy graph (speakers and
-  fillers such as "Yep" become nodes), so the graph and entity evidence add little or nothing
-  on LoCoMo; they are kept at small weights because the structured stories
-  (tests/scenarios) depend on them, and hubs (nodes behind more than 25 memories) are
-  discounted so a speaker node cannot flood the ranking.
+- **What does not, yet.** The graph channel is now the associative walk (a personalized
+  PageRank pushed through memories and the entities they mention, `retrieve/walk.py`), but
+  the offline extractor links few chat turns to entities (most turns mention none, and the
+  speakers are hubs the walk damps), so the walk reaches little that dense and lexical did not
+  already find: compare the graph ablation rows. The graph weights stay small (the structured
+  stories in tests/scenarios depend on them); raising them was tried and cost recall here.
 - **Where it falls short.** Multi-hop questions need several turns from different sessions in
   the top k; R@5 stays low for them. Open-domain questions share few words with their
   evidence. Category 5 (unanswerable) is not scored, per the protocol.

@@ -5,8 +5,11 @@ One search, in order:
 1. read the query (names, time window, tense, structure question) and embed it;
 2. seeds: the nearest memories (dense), the best BM25 memories (lexical), and the nodes the
    query names (entity linking);
-3. graph: a bounded BFS and a local-push personalized PageRank from the linked nodes; the
-   memories behind the nodes and facts reached (provenance) join the candidates;
+3. graph: a bounded BFS and a local-push personalized PageRank from the linked nodes (the
+   facts and nodes of the answer); then the associative walk (``retrieve/walk.py``): a
+   PageRank pushed lazily through memories and the entities they mention, seeded from the
+   linked nodes and the best dense and lexical memories; its mass on memories is the graph
+   channel, and the memories only it reached join the candidates;
 4. conversation: the previous and next turn of the best candidates (same scope and run);
 5. fusion: weighted features (or RRF) per the preset, plus the best adjacent turn's score,
    the query's time window, and a penalty for memories whose facts were superseded; MMR;

@@ -25,7 +25,7 @@ from sage_memory.retrieve.expand import EdgeFilter, Neighbourhood
 from sage_memory.retrieve.ppr import PushResult, push_ppr, settled
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
-from sage_memory.types import Edge, Node, Scope
+from sage_memory.types import Node, Scope
 
 MEMORY, ENTITY = "m:", "n:"
 #: An entity behind more memories than this (a speaker, "the user") absorbs what reaches it
@@ -70,7 +70,6 @@ class StoreGraph:
             store, self.part, edge_filter, max_fanout=max_fanout, max_memories=HUB_MEMORIES
         )
         self.nodes = self._facts.nodes
-        self.edges: dict[str, Edge] = {}
 
     def add_nodes(self, nodes: Sequence[Node]) -> None:
         self._facts.add_nodes(nodes)
@@ -92,8 +91,7 @@ class StoreGraph:
         for nid in walk:
             node = self.nodes[nid]
             links = [(MEMORY + m, 1.0) for m in node.memory_ids]
-            for other, weight, e in self._facts.links(nid):
-                self.edges.setdefault(e.id, e)
+            for other, weight, _ in self._facts.links(nid):
                 links.append((ENTITY + other, weight))
             for twin in _synonyms(node):
                 links.append((ENTITY + twin, SYNONYM_WEIGHT))
