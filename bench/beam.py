@@ -44,7 +44,6 @@ from common import (
     saved_runs,
     stamp,
     timed,
-    write_section,
 )
 
 BEAM = DATA / "beam_dev"
@@ -233,6 +232,13 @@ def _describe(d: dict[str, Any]) -> str:
     return text
 
 
+def write_readme(report: dict[str, Any]) -> None:
+    """This benchmark's section of bench/README.md, between generated-section markers."""
+    from sections import BENCH_README, write_section
+
+    write_section(BENCH_README, "beam-recall", ".venv/bin/python bench/beam.py", section(report))
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--chats", nargs="*", help="chat folder names (default: all ten)")
@@ -246,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name}: {res['overall']}")
     if not args.no_write:
         save_report("beam", report, args.save_as)
-        write_section(SECTION, section(report))
+        write_readme(report)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,6 @@ from common import (
     saved_runs,
     stamp,
     timed,
-    write_section,
 )
 
 HOTPOT = DATA / "hotpotqa_subset"
@@ -147,6 +146,15 @@ def _describe(d: dict[str, Any]) -> str:
     return text
 
 
+def write_readme(report: dict[str, Any]) -> None:
+    """This benchmark's section of bench/README.md, between generated-section markers."""
+    from sections import BENCH_README, write_section
+
+    write_section(
+        BENCH_README, "hotpotqa-recall", ".venv/bin/python bench/documents.py", section(report)
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--limit", type=int, default=0, help="first N questions only")
@@ -161,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name}: {res['overall']}")
     if not args.no_write:
         save_report("documents", report, args.save_as)
-        write_section(SECTION, section(report))
+        write_readme(report)
 
 
 if __name__ == "__main__":

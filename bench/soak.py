@@ -39,8 +39,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "reliability"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import reliability_kit as kit  # noqa: E402
+from sections import BENCH_README, write_section  # noqa: E402
 
 from sage_memory.index.numpy import NumpyVectorIndex  # noqa: E402
 from sage_memory.store.sqlite import SQLiteGraphStore  # noqa: E402
@@ -179,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deletion-rounds", type=int, default=4)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "soak.json")
     ap.add_argument("--keep", action="store_true", help="keep the work folders for inspection")
+    ap.add_argument("--no-readme", action="store_true", help="do not rewrite bench/README.md")
     args = ap.parse_args(argv)
 
     rng = random.Random(args.seed)
@@ -213,20 +216,46 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", "utf-8")
 
     print()
-    print("| figure | value |")
-    print("|---|---|")
-    print(f"| crash trials run (SIGKILL) | {c['trials']} |")
-    acked_found = f"{c['writes_acknowledged']} / {c['writes_found']}"
-    print(f"| writes acknowledged / found after recovery | {acked_found} |")
-    print(f"| acknowledged deletes (verified gone) | {c['deletes_acknowledged']} |")
-    print(f"| broken invariants after recovery | {len(c['problems'])} |")
-    print(f"| hostile inputs tried (parser + engine) | {f['inputs_tried']} |")
-    print(f"| unexpected failures | {len(f['failures'])} |")
-    print(f"| isolation probes / leaks | {i['probes']} / {len(i['leaks'])} |")
-    print(f"| deletion markers / leaks | {d['markers']} / {len(d['leaks'])} |")
-    print(f"| time | {report['seconds']} s |")
+    table = render(report)
+    print(table)
+    if not args.no_readme:
+        write_section(BENCH_README, "soak-table", report["command"], table)
     print(f"\n{'PASSED' if report['passed'] else 'FAILED'}; wrote {args.out}")
     return 0 if report["passed"] else 1
+
+
+def render(report: dict[str, Any]) -> str:
+    """The bench/README.md table of a soak report (also printed by the run)."""
+    c, f, i, d = report["crash"], report["fuzz"], report["isolation"], report["deletion"]
+    kinds = c.get("kinds", {})
+    trials = f"{c['trials']}"
+    if kinds:
+        trials += (
+            f" ({kinds.get('after_writes', 0)} after writes, {kinds.get('during_open', 0)} during"
+            f" open; {kinds.get('small_hnsw', 0)} with frequent HNSW flushes)"
+        )
+    rows = [
+        ("crash trials run (SIGKILL)", trials),
+        (
+            "writes acknowledged / found after recovery",
+            f"{c['writes_acknowledged']} / {c['writes_found']}",
+        ),
+        ("acknowledged deletes (verified gone)", f"{c['deletes_acknowledged']}"),
+        ("broken invariants after recovery", f"{len(c['problems'])}"),
+        (
+            "hostile inputs tried (parser + engine)",
+            f"{f['inputs_tried']:,} ({f['parser_inputs']:,} + {f['engine_inputs']:,})",
+        ),
+        ("unexpected failures", f"{len(f['failures'])}"),
+        ("isolation probes / leaks", f"{i['probes']:,} / {len(i['leaks'])}"),
+        ("deletion markers / leaks", f"{d['markers']:,} / {len(d['leaks'])}"),
+        ("time", f"{report['seconds']:.0f} s"),
+    ]
+    head = (
+        f"Figures of `{report['command']}` (seed {report['seed']}, {report['machine']}, "
+        f"Python {report['python']}; the machine may have been shared with other work):\n\n"
+    )
+    return head + "| figure | value |\n|---|---|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows)
 
 
 if __name__ == "__main__":

@@ -127,6 +127,19 @@ def _throughput(d: dict[str, Any]) -> list[str]:
     ]
 
 
+def _scale(d: dict[str, Any]) -> list[str]:
+    out = []
+    for r in d["rows"]:
+        out.append(
+            f"| {r['n']:,} chat memories: ingest / clean open / recovery after kill -9 / search "
+            f"p95 | {r['ingest_per_s']:.0f} per s / {r['clean_open_s']:.1f} s / "
+            f"{r['recovery_open_s']:.1f} s / {r['search_p95_ms']:.0f} ms (plain Chroma "
+            f"{r['chroma_p95_ms']:.0f} ms); folder {r['size_over_text']:.0f}x its text, peak RSS "
+            f"{r['rss_mb']:.0f} MB | `bench/scale.py` |"
+        )
+    return out
+
+
 def _soak(d: dict[str, Any]) -> list[str]:
     c, iso = d["crash"], d["isolation"]
     return [
@@ -145,6 +158,7 @@ SOURCES: list[tuple[str | None, Callable[..., list[str]]]] = [
     ("beam", _beam),
     ("merges", _merges),
     ("throughput", _throughput),
+    ("scale", _scale),
     ("soak", _soak),
 ]
 

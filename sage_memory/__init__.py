@@ -64,6 +64,7 @@ _EXPORTS = {
     "ValidationError": "sage_memory.errors",
     "NotFoundError": "sage_memory.errors",
     "StorageError": "sage_memory.errors",
+    "FolderBusyError": "sage_memory.errors",
     "DependencyError": "sage_memory.errors",
     "ExtractionError": "sage_memory.errors",
 }
@@ -88,6 +89,7 @@ __all__ = [
     "ExtractionContext",
     "ExtractionError",
     "Extractor",
+    "FolderBusyError",
     "GraphDelta",
     "GraphStore",
     "Memory",
@@ -125,6 +127,7 @@ if TYPE_CHECKING:
         ConfigError,
         DependencyError,
         ExtractionError,
+        FolderBusyError,
         NotFoundError,
         SageMemoryError,
         StorageError,

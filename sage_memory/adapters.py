@@ -1,11 +1,13 @@
 """Framework-free helpers that every adapter under integrations/ shares.
 
-Adapters (LangChain, LlamaIndex, MCP) accept either engine flavour and pass scopes through;
+Adapters (LangChain, LlamaIndex, MCP) accept either engine flavour, or a PostgreSQL URL for
+server mode, and pass scopes through;
 these are the few lines they would otherwise each write again.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,15 +20,35 @@ from sage_memory.types import Vector
 
 
 def engine_of(mem: object) -> SageMemory:
-    """The synchronous engine behind ``mem`` (a SageMemory or an AsyncSageMemory)."""
+    """The synchronous engine behind ``mem``: a SageMemory, an AsyncSageMemory, or a
+    ``postgresql://...[?schema=NAME]`` URL (server mode; one engine per URL per process,
+    configured from the ``SAGE_*`` environment like the CLI and the MCP server)."""
     if isinstance(mem, SageMemory):
         return mem
     if isinstance(mem, AsyncSageMemory):
         return mem.sync
+    if isinstance(mem, str) and mem.startswith(("postgresql://", "postgres://")):
+        return _server_engine(mem)
     raise TypeError(
-        f"expected a SageMemory or AsyncSageMemory, got {type(mem).__name__}; "
-        "create one with sage_memory.SageMemory(path=...)"
+        f"expected a SageMemory, an AsyncSageMemory or a postgresql:// URL, got "
+        f"{type(mem).__name__}; create one with sage_memory.SageMemory(path=...)"
     )
+
+
+_BY_URL: dict[str, SageMemory] = {}
+_BY_URL_LOCK = threading.Lock()
+
+
+def _server_engine(url: str) -> SageMemory:
+    """The process's engine for a server-mode URL, opened on first use: adapters built from
+    the same URL share it (and its connection pool) for the life of the process."""
+    from sage_memory.config import SageConfig
+
+    with _BY_URL_LOCK:
+        mem = _BY_URL.get(url)
+        if mem is None:
+            mem = _BY_URL[url] = SageMemory(url=url, config=SageConfig.from_env())
+        return mem
 
 
 def async_engine_of(mem: object) -> AsyncSageMemory:

@@ -90,12 +90,31 @@ def edge_json(e: Any, names: dict[str, str]) -> dict[str, Any]:
 
 
 # -- opening the memory -------------------------------------------------------------------------
+#: Commands that only read: on a folder another process owns they open it read-only.
+_READS = frozenset({"search", "explore", "plan", "path", "stats", "export", "get", "history"})
+
+
 def _open(args: argparse.Namespace, path: str | None = None) -> Any:
+    """The memory: server mode, or the folder. A folder another process owns is opened
+    read-only for read commands; a write waits up to ``--wait`` seconds for the owner."""
+    import time
+
     from sage_memory.engine.core import SageMemory
+    from sage_memory.errors import FolderBusyError
 
     if path is None and getattr(args, "db", None):
         return SageMemory(url=args.db, embedder=args.embedder)  # server mode (PostgreSQL)
-    return SageMemory(path or args.path, embedder=args.embedder)
+    folder = path or args.path
+    deadline = time.monotonic() + max(0.0, getattr(args, "wait", 0.0) or 0.0)
+    while True:
+        try:
+            return SageMemory(folder, embedder=args.embedder)
+        except FolderBusyError:
+            if args.command in _READS:
+                return SageMemory(folder, embedder=args.embedder, read_only=True)
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
 
 
 def _scope(args: argparse.Namespace) -> dict[str, str | None]:
@@ -671,6 +690,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=env.get("SAGE_MEMORY_URL"),
         help="server mode: postgresql://... URL, used instead of --path "
         "(default: $SAGE_MEMORY_URL)",
+    )
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="when another process owns the folder, wait up to SECONDS for it before a write "
+        "fails (reads open the folder read-only at once)",
     )
     p.add_argument("--user", default=env.get("SAGE_MEMORY_USER"), help="user_id scope")
     p.add_argument("--agent", default=None, help="agent_id scope")

@@ -24,10 +24,11 @@ class ExtractConfig:
     """How text becomes nodes and edges."""
 
     enabled: bool = True
-    #: "auto": the LLM extractor when an LLM is configured, else the rule extractor.
-    #: "structure": the lexicon-driven structure extractor (``extract/structure.py``), opt-in
-    #: until it beats the rule extractor on the labelled data (see bench/README.md).
-    mode: Literal["auto", "rules", "structure", "llm"] = "auto"
+    #: "auto": the LLM extractor when an LLM is configured, else the offline structure
+    #: extractor (``extract/structure.py``: phrase structure and a relation lexicon kept as
+    #: data). "structure": that extractor even when an LLM is configured. "patterns" (or its
+    #: older name "rules"): the older trigger-pattern extractor (``extract/rules.py``).
+    mode: Literal["auto", "structure", "patterns", "rules", "llm"] = "auto"
     #: Name similarity (0-1) above which an extracted entity is the same as an existing node.
     fuzzy_threshold: float = 0.92
     #: Cosine similarity of name embeddings above which two names are the same entity.
@@ -148,9 +149,10 @@ def _check_settings(cfg: SageConfig) -> None:
         raise ConfigError(f"llm_kwargs={cfg.llm_kwargs!r} must be a dict of litellm arguments")
     inf = float("inf")
     ex, rt, ev = cfg.extract, cfg.retrieve, cfg.evolve
-    if ex.mode not in ("auto", "rules", "structure", "llm"):
+    if ex.mode not in ("auto", "structure", "patterns", "rules", "llm"):
         raise ConfigError(
-            f"extract.mode={ex.mode!r} is unknown; use 'auto', 'rules', 'structure' or 'llm'"
+            f"extract.mode={ex.mode!r} is unknown; use 'auto', 'patterns' (alias 'rules'), "
+            "'structure' or 'llm'"
         )
     _number("max_text_chars", cfg.max_text_chars, 1, 10_000_000, integer=True)
     _number("embed_batch_size", cfg.embed_batch_size, 1, 100_000, integer=True)

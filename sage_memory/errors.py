@@ -5,6 +5,7 @@
     ├── ValidationError(ValueError)    bad input to a call (empty text, bad scope, too long)
     ├── NotFoundError(KeyError)        an id that is not in this scope
     ├── StorageError(OSError)          the folder cannot be opened, is locked, or is corrupt
+    │   └── FolderBusyError            another process owns the memory folder
     ├── DependencyError(ImportError)   an optional package or the model weights are missing
     └── ExtractionError                an extractor or an LLM returned something unusable
 
@@ -35,6 +36,11 @@ class NotFoundError(SageMemoryError, KeyError):
 
 class StorageError(SageMemoryError, OSError):
     """The storage folder cannot be used: unwritable, locked by another process, corrupt."""
+
+
+class FolderBusyError(StorageError):
+    """Another process owns the memory folder (open it with ``read_only=True`` to read, or
+    wait for the owner; many writers means server mode)."""
 
 
 class DependencyError(SageMemoryError, ImportError):

@@ -3,7 +3,7 @@
 =====================  ==========================================================  =========
 spec                   backend                                                     needs
 =====================  ==========================================================  =========
-``"minilm"``           all-MiniLM-L6-v2 in numpy, 384-d, offline (the default)     weights
+``"minilm"``           all-MiniLM-L6-v2 (onnxruntime, else numpy), 384-d, offline  weights
 ``"hashing[:<dim>]"``  feature hashing of words and trigrams (tests, no model)     nothing
 ``"litellm:<model>"``  any litellm embedding model (remote or Ollama)              litellm
 =====================  ==========================================================  =========

@@ -32,17 +32,18 @@ peak of this machine; the rest is GELU, softmax and LayerNorm. When other proces
 CPUs busy, OpenBLAS's thread hand-offs can stall (single queries were seen taking 100x longer);
 ``OPENBLAS_NUM_THREADS=1`` trades the best case for steady latency.
 
-``backend="onnx"`` (or ``"auto"``: onnx when it starts, else numpy) runs the same weights
-through onnxruntime over a graph built in memory by :mod:`sage_memory.embed.minilm_onnx`; the
-name and vectors are the same, so folders are interchangeable. ``bench/embedder.py`` compares
-the two in one run. numpy stays the default until the graph is cached on disk: building it
-imports ``onnx`` and takes seconds, too much for a CLI start.
+``backend="auto"`` (the default) runs the same weights through onnxruntime when it is
+installed (it comes with chromadb), over a model file built once by
+:mod:`sage_memory.embed.minilm_onnx` and cached; else numpy. ``"onnx"`` and ``"numpy"`` force
+one. The name and vectors are the same, so folders are interchangeable. ``bench/embedder.py``
+compares the two in one run, start-up included.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import json
 import math
 import threading
@@ -188,6 +189,31 @@ class _Model:
     n_heads: int
     eps: np.float32
     max_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Front:
+    """What every backend needs before the encoder: the tokenizer and the token limit."""
+
+    tokenizer: Any
+    max_tokens: int
+
+
+def _load_front(path: Path) -> _Front:
+    """The tokenizer and token limit alone: the onnx backend never loads the numpy weights."""
+    _check_model_files(path)
+    config = _read_json(path / "config.json")
+    st_config = _read_json(path / "sentence_bert_config.json")
+    max_tokens = int(st_config.get("max_seq_length", _DEFAULT_MAX_TOKENS))
+    max_tokens = min(max_tokens, int(config.get("max_position_embeddings", 512)))
+    # Untruncated: the same tokenizer counts tokens for context budgets (whole texts), and
+    # _truncate cuts what the encoder sees, as the tokenizer's own truncation would.
+    return _Front(_load_tokenizer(path, None), max_tokens)
+
+
+def _truncate(ids: list[int], max_tokens: int) -> list[int]:
+    """Keep the first ``max_tokens - 1`` ids and the closing [SEP], like right truncation."""
+    return ids if len(ids) <= max_tokens else [*ids[: max_tokens - 1], ids[-1]]
 
 
 def _load_model(path: Path) -> _Model:
@@ -448,6 +474,13 @@ class MiniLMEmbedder:
             The default, 1, keeps latency steady when other work shares the CPUs: with two
             threads on a busy 2-core machine a single query's p95 went from 18 ms to 67 ms and a
             batch of 64 took twice as long; on an idle machine two threads are about 1.5x faster.
+            The onnx backend uses as many intra-op threads.
+        backend: ``"auto"`` (onnxruntime when installed, else numpy), ``"onnx"`` or
+            ``"numpy"``. Both give the same vectors (cosine >= 0.9999).
+        cache_dir: Where the onnx backend keeps its model file, built from the weights on first
+            use: True for the user's cache folder (``$XDG_CACHE_HOME/sage_memory`` or
+            ``~/.cache/sage_memory``, created on first use), a folder, or False to build it in
+            memory in every process.
     """
 
     def __init__(
@@ -457,7 +490,8 @@ class MiniLMEmbedder:
         batch_size: int = 32,
         max_batch_tokens: int = 4096,
         blas_threads: int | None = 1,
-        backend: str = "numpy",
+        backend: str = "auto",
+        cache_dir: str | Path | bool = True,
     ) -> None:
         if backend not in ("numpy", "onnx", "auto"):
             raise ConfigError(
@@ -467,6 +501,7 @@ class MiniLMEmbedder:
             )
         self._backend = backend
         self._encoder: Any = None
+        self._cache_dir = cache_dir
         if batch_size < 1 or max_batch_tokens < 1:
             raise ConfigError(
                 f"batch_size={batch_size} and max_batch_tokens={max_batch_tokens} must both be "
@@ -477,7 +512,7 @@ class MiniLMEmbedder:
         self._max_batch_tokens = max_batch_tokens
         self._lock = threading.Lock()
         self._model: _Model | None = None
-        self._counter: Any = None
+        self._front: _Front | None = None
         self._blas_threads = blas_threads
 
     @property
@@ -493,7 +528,7 @@ class MiniLMEmbedder:
     @property
     def max_tokens(self) -> int:
         """Tokens per text the encoder sees (special tokens included); longer texts are cut."""
-        return self._load().max_tokens
+        return self._load_front().max_tokens
 
     def _model_path(self) -> Path:
         return self._path if self._path is not None else model_dir()
@@ -508,18 +543,15 @@ class MiniLMEmbedder:
                     self._model = model
         return model
 
-    def _count_tokenizer(self) -> Any:
-        # Separate from the model's tokenizer: counting must see the whole text (no truncation)
-        # and must not need the 90 MB of weights.
-        counter = self._counter
-        if counter is None:
+    def _load_front(self) -> _Front:
+        front = self._front
+        if front is None:
             with self._lock:
-                counter = self._counter
-                if counter is None:
-                    path = self._model_path()
-                    counter = _load_tokenizer(path, max_tokens=None)
-                    self._counter = counter
-        return counter
+                front = self._front
+                if front is None:
+                    front = _load_front(self._model_path())
+                    self._front = front
+        return front
 
     def count_tokens(self, text: str) -> int:
         """Count the tokens of ``text`` with the model's tokenizer, special tokens excluded.
@@ -534,7 +566,7 @@ class MiniLMEmbedder:
         """
         if not isinstance(text, str):
             raise ValidationError(f"count_tokens() takes a str, got {type(text).__name__}")
-        return len(self._count_tokenizer().encode(text, add_special_tokens=False).ids)
+        return len(self._load_front().tokenizer.encode(text, add_special_tokens=False).ids)
 
     def embed(self, texts: Sequence[str]) -> Vector:
         """Embed a batch of documents.
@@ -562,44 +594,70 @@ class MiniLMEmbedder:
         out = np.empty((len(items), _DIM), dtype=np.float32)
         if not items:
             return out
-        model = self._load()
-        tokenizer = model.tokenizer
-        encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-        token_ids = [enc.ids for enc in encode(items)]
+        front = self._load_front()
+        encode = getattr(front.tokenizer, "encode_batch_fast", front.tokenizer.encode_batch)
+        token_ids = [_truncate(enc.ids, front.max_tokens) for enc in encode(items)]
         lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(token_ids))
         for members in _plan_batches(lengths, self._batch_size, self._max_batch_tokens):
             sub_lengths = lengths[members]
             ids = np.zeros((len(members), int(sub_lengths.max())), dtype=np.int64)
             for row, index in enumerate(members.tolist()):
                 ids[row, : sub_lengths[row]] = token_ids[index]
-            out[members] = self._encode(model, ids, sub_lengths)
+            out[members] = self._encode(ids, sub_lengths)
         return out
 
-    def _onnx(self, model: _Model) -> Any:
+    def _resolved_cache_dir(self) -> Path | None:
+        if self._cache_dir is False:
+            return None
+        if self._cache_dir is True:
+            from sage_memory.embed.minilm_onnx import default_cache_dir
+
+            return default_cache_dir()
+        return Path(self._cache_dir).expanduser()
+
+    def _onnx(self) -> Any:
         """The onnxruntime encoder, built once; None when the backend is numpy or it failed."""
         if self._backend == "numpy":
             return None
         if self._encoder is None:
             with self._lock:
                 if self._encoder is None:
-                    try:
-                        from sage_memory.embed.minilm_onnx import OnnxEncoder
-
-                        self._encoder = OnnxEncoder(model, threads=self._blas_threads or 1)
-                    except Exception as exc:
-                        if self._backend == "onnx":
-                            raise DependencyError(
-                                f"the onnx backend could not start ({exc}); install onnx and "
-                                "onnxruntime, or use backend='numpy'"
-                            ) from exc
-                        self._encoder = False  # auto: numpy from now on
+                    self._encoder = self._start_onnx()
         return self._encoder or None
 
-    def _encode(self, model: _Model, ids: I64, lengths: I64) -> Vector:
-        encoder = self._onnx(model)
+    def _start_onnx(self) -> Any:
+        """The encoder, or False (auto without onnxruntime, or it failed to start: numpy)."""
+        if self._backend == "auto" and importlib.util.find_spec("onnxruntime") is None:
+            return False
+        try:
+            from sage_memory.embed.minilm_onnx import OnnxEncoder, cached_model
+
+            source = cached_model(
+                self._model_path() / "model.safetensors",
+                self._load_unlocked,
+                self._resolved_cache_dir(),
+            )
+            return OnnxEncoder(source, threads=self._blas_threads or 1)
+        except Exception as exc:
+            if self._backend == "onnx":
+                raise DependencyError(
+                    f"the onnx backend could not start ({exc}); install onnxruntime, or use "
+                    "backend='numpy'"
+                ) from exc
+            return False  # auto: numpy from now on
+
+    def _load_unlocked(self) -> _Model:
+        # Called under self._lock by _onnx (the lock is not re-entrant).
+        if self._model is None:
+            self._model = _load_model(self._model_path())
+        return self._model
+
+    def _encode(self, ids: I64, lengths: I64) -> Vector:
+        encoder = self._onnx()
         if encoder is not None:
             vectors: Vector = encoder.run(ids, lengths)
             return vectors
+        model = self._load()
         with _blas_limit(self._blas_threads):
             return _forward(model, ids, lengths)
 
@@ -614,10 +672,12 @@ class MiniLMEmbedder:
         """
         if not isinstance(text, str):
             raise ValidationError(f"embed_query() takes a str, got {type(text).__name__}")
-        model = self._load()
-        ids = np.asarray([model.tokenizer.encode(text).ids], dtype=np.int64)
+        front = self._load_front()
+        ids = np.asarray(
+            [_truncate(front.tokenizer.encode(text).ids, front.max_tokens)], dtype=np.int64
+        )
         lengths = np.asarray([ids.shape[1]], dtype=np.int64)
-        vector: Vector = self._encode(model, ids, lengths)[0]
+        vector: Vector = self._encode(ids, lengths)[0]
         return vector
 
     def __repr__(self) -> str:

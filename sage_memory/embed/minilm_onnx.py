@@ -1,10 +1,11 @@
 """all-MiniLM-L6-v2 through onnxruntime, from a graph built here from the shipped weights.
 
 The weights package ships safetensors only, and exporting needs torch. So this module writes
-the encoder as an ONNX graph itself with the ``onnx`` package's helper API, from the very
-arrays the numpy backend loads (:func:`sage_memory.embed.minilm._load_model`): the same
-weights, the same maths, so the vectors match the numpy backend's (and sentence-transformers')
-at cosine >= 0.9999 and a folder written with one backend opens with the other.
+the encoder as an ONNX model itself (the protobuf bytes, with :mod:`sage_memory.embed.onnx_proto`),
+from the very arrays the numpy backend loads (:func:`sage_memory.embed.minilm._load_model`):
+the same weights, the same maths, so the vectors match the numpy backend's (and
+sentence-transformers') at cosine >= 0.9999 and a folder written with one backend opens with the
+other.
 
 The graph uses onnxruntime's fused CPU kernels from the ``com.microsoft`` domain, the ones its
 own BERT optimiser emits: ``Attention`` (one packed QKV matmul, masked softmax and the context
@@ -12,27 +13,116 @@ matmul in one kernel), ``SkipLayerNormalization`` (residual add + bias + LayerNo
 ``BiasGelu`` (bias + exact erf GELU). Mean pooling over the mask and L2 normalisation are part
 of the graph too, so one ``run`` returns the final vectors.
 
-The graph is built in memory on first use (no file is written, nothing is downloaded); the
-build plus the session set-up is measured by ``bench/embedder.py``.
+The model file is built once and cached (:func:`cached_model`): in the folder given, by default
+the user's cache folder (``$XDG_CACHE_HOME/sage_memory``, else ``~/.cache/sage_memory``), named
+by the SHA-256 of the weights and written atomically. Later processes open the file directly and
+never load the numpy weights. When the folder cannot be written the model is built in memory
+each time (about a second), which is all that is lost. Nothing is downloaded.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sage_memory.embed import onnx_proto as proto
+
 if TYPE_CHECKING:
     from sage_memory.embed.minilm import _Model
 
-__all__ = ["OnnxEncoder", "build_graph"]
+__all__ = ["OnnxEncoder", "build_graph", "cached_model", "default_cache_dir"]
 
 _OPSET = 17
 _MS = "com.microsoft"
+#: Part of the cache key: bump it whenever build_graph writes a different graph.
+GRAPH_VERSION = 1
 
 
-def build_graph(model: _Model) -> Any:
-    """The encoder plus pooling as an ONNX ``ModelProto``.
+def default_cache_dir() -> Path:
+    """The user's cache folder for sage_memory (not created here)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sage_memory"
+
+
+def _write_atomic(path: Path, data: proto.Parts) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.writelines(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def weights_digest(weights: Path, cache_dir: Path) -> str:
+    """SHA-256 of the weights file, remembered in the cache by (path, size, mtime).
+
+    Hashing 90 MB costs a tenth of a second; a process start should not pay it every time.
+    """
+    st = weights.stat()
+    real = str(weights.resolve())
+    stamp = f"{real}|{st.st_size}|{st.st_mtime_ns}"
+    memo = cache_dir / f"weights-{hashlib.blake2b(real.encode(), digest_size=8).hexdigest()}.json"
+    try:
+        known = json.loads(memo.read_text(encoding="utf-8"))
+        if isinstance(known, dict) and known.get("stamp") == stamp:
+            return str(known["sha256"])
+    except (OSError, ValueError, KeyError):
+        pass
+    digest = hashlib.sha256()
+    with weights.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    hexdigest = digest.hexdigest()
+    with contextlib.suppress(OSError):  # the cache is an optimisation only
+        _write_atomic(memo, [json.dumps({"stamp": stamp, "sha256": hexdigest}).encode()])
+    return hexdigest
+
+
+def cached_model(weights: Path, load: Callable[[], _Model], cache_dir: Path | None) -> Path | bytes:
+    """The ONNX model for ``weights``: its cached file, built and written on a miss.
+
+    Args:
+        weights: The ``model.safetensors`` file; its SHA-256 names the cached model.
+        load: Loads the numpy weights (called only on a cache miss).
+        cache_dir: Where model files are kept; None builds in memory every time.
+
+    Returns:
+        The cached file's path, or the model's bytes when it could not be cached.
+    """
+    if cache_dir is None:
+        return b"".join(build_graph(load()))
+    try:
+        digest = weights_digest(weights, cache_dir)
+    except OSError:
+        return b"".join(build_graph(load()))
+    path = cache_dir / f"minilm-{digest[:32]}-g{GRAPH_VERSION}.onnx"
+    if path.is_file():
+        return path
+    data = build_graph(load())
+    try:
+        _write_atomic(path, data)
+    except OSError:
+        return b"".join(data)
+    return path
+
+
+def build_graph(model: _Model) -> proto.Parts:
+    """The encoder plus pooling as a serialised ONNX ``ModelProto``.
 
     Inputs: ``input_ids`` (int64, batch x seq, right-padded) and ``attention_mask`` (int32,
     batch x seq, 1 for real tokens). Output: ``embedding`` (float32, batch x 384, unit rows).
@@ -42,24 +132,18 @@ def build_graph(model: _Model) -> Any:
             1 / sqrt(head_dim), so ``Attention`` runs with ``scale=1``).
 
     Returns:
-        An ``onnx.ModelProto``.
+        The model file's bytes (about 90 MB, nearly all of it views of the weights), as parts
+        to write in order or join.
     """
-    from onnx import TensorProto, helper
-
-    inits: list[Any] = []
+    inits: list[proto.Parts] = []
 
     def const(name: str, array: Any) -> str:
-        # raw bytes straight into the proto: numpy_helper.from_array took seconds for 90 MB.
-        arr = np.ascontiguousarray(array)
-        tensor = TensorProto(name=name, data_type=helper.np_dtype_to_tensor_dtype(arr.dtype))
-        tensor.dims.extend(arr.shape)
-        tensor.raw_data = arr.tobytes()
-        inits.append(tensor)
+        inits.append(proto.tensor(name, np.asarray(array)))
         return name
 
-    nodes: list[Any] = []
-    node = helper.make_node
-    eps = float(model.eps)
+    nodes: list[proto.Parts] = []
+    node = proto.node
+    eps = proto.attr_float("epsilon", float(model.eps))
     n_heads = model.n_heads
 
     # Embeddings: word rows + (position + token type 0) rows for the first seq positions.
@@ -68,13 +152,13 @@ def build_graph(model: _Model) -> Any:
     const("zero", np.array([0], dtype=np.int64))
     const("one", np.array([1], dtype=np.int64))
     const("axis1", np.array([1], dtype=np.int64))
+    const("axis1_end", np.array([2], dtype=np.int64))
     nodes += [
         node("Shape", ["input_ids"], ["ids_shape"]),
         node("Slice", ["ids_shape", "one", "axis1_end"], ["seq_len"]),
         node("Slice", ["pos_type_emb", "zero", "seq_len", "zero"], ["pos_rows"]),
         node("Gather", ["word_emb", "input_ids"], ["word_rows"]),
     ]
-    const("axis1_end", np.array([2], dtype=np.int64))
     const("emb_ln_g", model.emb_ln_g)
     const("emb_ln_b", model.emb_ln_b)
     nodes.append(
@@ -83,7 +167,7 @@ def build_graph(model: _Model) -> Any:
             ["word_rows", "pos_rows", "emb_ln_g", "emb_ln_b"],
             ["h0"],
             domain=_MS,
-            epsilon=eps,
+            attributes=[eps],
         )
     )
 
@@ -108,8 +192,8 @@ def build_graph(model: _Model) -> Any:
                 [x, p + "qkv_w", p + "qkv_b", "attention_mask"],
                 [p + "ctx"],
                 domain=_MS,
-                num_heads=n_heads,
-                scale=1.0,  # 1 / sqrt(head_dim) is already in the query weights
+                # scale 1: 1 / sqrt(head_dim) is already in the query weights
+                attributes=[proto.attr_int("num_heads", n_heads), proto.attr_float("scale", 1.0)],
             ),
             node("MatMul", [p + "ctx", p + "o_w"], [p + "attn"]),
             node(
@@ -117,7 +201,7 @@ def build_graph(model: _Model) -> Any:
                 [p + "attn", x, p + "ln1_g", p + "ln1_b", p + "o_b"],
                 [p + "y"],
                 domain=_MS,
-                epsilon=eps,
+                attributes=[eps],
             ),
             node("MatMul", [p + "y", p + "i_w"], [p + "inner"]),
             node("BiasGelu", [p + "inner", p + "i_b"], [p + "act"], domain=_MS),
@@ -127,7 +211,7 @@ def build_graph(model: _Model) -> Any:
                 [p + "ffn", p + "y", p + "ln2_g", p + "ln2_b", p + "f_b"],
                 [p + "out"],
                 domain=_MS,
-                epsilon=eps,
+                attributes=[eps],
             ),
         ]
         x = p + "out"
@@ -136,43 +220,49 @@ def build_graph(model: _Model) -> Any:
     # the tokenizer always adds [CLS] and [SEP]).
     const("minus1", np.array([-1], dtype=np.int64))
     nodes += [
-        node("Cast", ["attention_mask"], ["mask_f"], to=TensorProto.FLOAT),
+        node("Cast", ["attention_mask"], ["mask_f"], attributes=[proto.attr_int("to", 1)]),
         node("Unsqueeze", ["mask_f", "minus1"], ["mask_3d"]),
         node("Mul", [x, "mask_3d"], ["masked"]),
-        node("ReduceSum", ["masked", "axis1"], ["summed"], keepdims=0),
-        node("ReduceSum", ["mask_f", "axis1"], ["count"], keepdims=1),
+        node(
+            "ReduceSum", ["masked", "axis1"], ["summed"], attributes=[proto.attr_int("keepdims", 0)]
+        ),
+        node(
+            "ReduceSum", ["mask_f", "axis1"], ["count"], attributes=[proto.attr_int("keepdims", 1)]
+        ),
         node("Div", ["summed", "count"], ["pooled"]),
-        node("LpNormalization", ["pooled"], ["embedding"], axis=1, p=2),
+        node(
+            "LpNormalization",
+            ["pooled"],
+            ["embedding"],
+            attributes=[proto.attr_int("axis", 1), proto.attr_int("p", 2)],
+        ),
     ]
 
-    hidden = model.word_emb.shape[1]
-    graph = helper.make_graph(
-        nodes,
+    hidden = int(model.word_emb.shape[1])
+    body = proto.graph(
         "all-MiniLM-L6-v2",
+        nodes,
+        inits,
         [
-            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
-            helper.make_tensor_value_info("attention_mask", TensorProto.INT32, ["batch", "seq"]),
+            proto.value_info("input_ids", np.dtype(np.int64), ["batch", "seq"]),
+            proto.value_info("attention_mask", np.dtype(np.int32), ["batch", "seq"]),
         ],
-        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden])],
-        initializer=inits,
+        [proto.value_info("embedding", np.dtype(np.float32), ["batch", hidden])],
     )
-    return helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", _OPSET), helper.make_opsetid(_MS, 1)],
-        producer_name="sage_memory",
-        ir_version=8,  # readable by every onnxruntime >= 1.10
-    )
+    # IR 8 is readable by every onnxruntime >= 1.10.
+    return proto.model(body, [("", _OPSET), (_MS, 1)], ir_version=8)
 
 
 class OnnxEncoder:
-    """An onnxruntime session over :func:`build_graph`; ``run`` mirrors the numpy forward.
+    """An onnxruntime session over the model of :func:`build_graph`; ``run`` mirrors the numpy
+    forward.
 
     Args:
-        model: The loaded weights.
+        source: The model file (see :func:`cached_model`) or its bytes.
         threads: Intra-op threads (1 keeps latency steady on a shared machine, as for numpy).
     """
 
-    def __init__(self, model: _Model, threads: int = 1) -> None:
+    def __init__(self, source: Path | bytes, threads: int = 1) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -181,10 +271,8 @@ class OnnxEncoder:
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3  # warnings about unused initialisers etc. are noise here
-        proto = build_graph(model)
-        self._session = ort.InferenceSession(
-            proto.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
+        model = str(source) if isinstance(source, Path) else source
+        self._session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
     def run(self, ids: Any, lengths: Any) -> Any:
         """Encode one padded mini-batch; same contract as ``minilm._forward``."""

@@ -81,6 +81,10 @@ class SageMemory:
         url: ``postgresql://...[?schema=NAME]``: server mode, the store and vectors in
             PostgreSQL + pgvector, shared by many processes and machines (README "Server
             mode").
+        read_only: open the folder ``path`` beside the process that owns it, for reading
+            (search, explore, get, stats, export): SQLite's WAL shows each write the owner
+            commits, and dense search is exact over the stored vectors as of opening. Writes
+            raise StorageError; usage notes for the evolver stay in this process.
 
     Example:
         >>> mem = SageMemory()
@@ -101,6 +105,7 @@ class SageMemory:
         index: VectorIndex | None = None,
         clock: Clock | None = None,
         url: str | None = None,
+        read_only: bool = False,
     ) -> None:
         config = config or SageConfig()
         if not isinstance(config, SageConfig):
@@ -112,7 +117,13 @@ class SageMemory:
                 )
             store, index = wiring.server_backends(url)
         folder = None if path is None else Path(path)
-        self._folder_lock = None if folder is None else wiring.open_folder(folder)
+        if read_only:
+            if folder is None or store is not None:
+                raise ConfigError("read_only=True opens a memory folder: pass its path")
+            store, index = wiring.read_only_backends(folder, index)
+            self._folder_lock = None  # the owner keeps its lock; readers take none
+        else:
+            self._folder_lock = None if folder is None else wiring.open_folder(folder)
         self._schedule: Schedule | None = None
         opened: list[Any] = []  # closed again when building a later part fails
         try:
@@ -120,7 +131,7 @@ class SageMemory:
             own_store = with_evolver_state(store or wiring.default_store(folder))
             opened.append(own_store)
             own_embedder = make_embedder(embedder or config.embedder)
-            own_index = index or wiring.default_index(config, folder)
+            own_index = index or wiring.default_index(config, folder, own_store)
             opened.append(own_index)
             wiring.check_embedder(own_store, own_embedder)
             chat = wiring.make_llm(config, llm)
@@ -718,6 +729,7 @@ class SageMemory:
                 self._evolution.flush_access()
             if ctx.store.persistent:
                 with contextlib.suppress(SageMemoryError, OSError):
+                    wiring.record_index_counts(ctx)
                     ctx.store.set_meta("clean_shutdown", "1")
             self._release([ctx.retriever, ctx.index, ctx.store])
 

@@ -33,7 +33,7 @@ from sage_memory.engine.timeline import Claim, Timeline
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.entities.names import match_key, merge_aliases
 from sage_memory.entities.resolution import resolve_entity
-from sage_memory.index.base import VectorIndex, collection_name
+from sage_memory.index.base import VectorIndex, collection_name, query_many
 from sage_memory.schema import Schema
 from sage_memory.types import Edge, EdgeSpec, GraphDelta, Memory, Node, NodeSpec, Vector, new_id
 
@@ -74,6 +74,35 @@ class Ingestor:
         # and in one batch per add_many chunk was the largest cost of the write path.
         self._name_vectors: OrderedDict[str, Vector] = OrderedDict()
         self._cache_lock = threading.Lock()
+        # (partition key, name) -> the index's nearest nodes, queried once per add_many chunk.
+        self._name_hits: dict[tuple[str, str], list[tuple[str, float]]] = {}
+
+    def prefetch_hits(self, items: Sequence[tuple[str, GraphDelta | None]]) -> None:
+        """Query the node index once for every entity name of a chunk, per partition.
+
+        Call under the engine's write lock and :meth:`clear_hits` after the chunk commits: the
+        index only changes at that commit, so these are the answers the per-node queries of
+        :meth:`apply` would get, for one round trip instead of one per name.
+
+        Args:
+            items: (partition key, delta) of each memory of the chunk.
+        """
+        names: dict[str, list[str]] = {}
+        for key, delta in items:
+            if delta is not None:
+                names.setdefault(key, []).extend(s.name for s in delta.nodes)
+        for key, wanted in names.items():
+            unique = list(dict.fromkeys(wanted))
+            if not unique:
+                continue
+            vectors = np.stack(self._vectors_for(unique))
+            hits = query_many(self.index, collection_name(key, "node"), vectors, 5)
+            for name, found in zip(unique, hits, strict=True):
+                self._name_hits[(key, name)] = found
+
+    def clear_hits(self) -> None:
+        """Forget the hits of :meth:`prefetch_hits` (the index changed)."""
+        self._name_hits.clear()
 
     def prepare(self, deltas: Sequence[GraphDelta | None]) -> None:
         """Embed, in one batch, the entity names of ``deltas`` not embedded recently."""
@@ -138,7 +167,10 @@ class Ingestor:
         lookup = [spec.name, norm, *spec.aliases]
         candidates = {n.id: n for n in uow.find_nodes(scope, lookup)}
         cand_vectors: dict[str, Vector] = {}
-        for nid, score in self.index.query(collection_name(scope.key, "node"), vec, 5):
+        hits = self._name_hits.get((scope.key, spec.name))
+        if hits is None:
+            hits = self.index.query(collection_name(scope.key, "node"), vec, 5)
+        for nid, score in hits:
             if score >= self.config.ambiguous_threshold and nid not in candidates:
                 node = uow.node(scope, nid)
                 if node is not None:

@@ -6,16 +6,17 @@ constructor reads as the list of what it assembles.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 import numpy as np
 
 from sage_memory.config import SageConfig
 from sage_memory.embed.base import Embedder
 from sage_memory.engine.context import CHROMA_DIR, DB_FILE, LOCK_FILE, EngineContext
-from sage_memory.errors import ConfigError, StorageError
+from sage_memory.errors import ConfigError, FolderBusyError, StorageError
 from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.llm.base import ChatModel
@@ -42,9 +43,10 @@ class FolderLock:
             fh.seek(0)
             owner = fh.read().strip() or "another process"
             fh.close()
-            raise StorageError(
+            raise FolderBusyError(
                 f"{folder} is in use by {owner}. One process owns a memory folder at a time: "
-                "close the other SageMemory, or open a copy of the folder."
+                "close the other SageMemory, open it with read_only=True to read beside it, "
+                "or open a copy of the folder; many writers means server mode (PostgreSQL)."
             ) from exc
         fh.seek(0)
         fh.truncate()
@@ -85,6 +87,18 @@ def default_store(path: Path | None) -> GraphStore:
     return SQLiteGraphStore(path / DB_FILE)
 
 
+def read_only_backends(folder: Path, index: VectorIndex | None) -> tuple[GraphStore, VectorIndex]:
+    """A reader's view of a folder another process may own: SQLite opened read-only (WAL
+    readers), the evolver's usage notes kept in this process, and an exact in-memory index
+    filled from the stored vectors (Chroma's embedded files are the owner's alone)."""
+    from sage_memory.index.numpy import NumpyVectorIndex
+    from sage_memory.store.local_evolver import LocalEvolverState
+    from sage_memory.store.sqlite import SQLiteGraphStore
+
+    store = LocalEvolverState(SQLiteGraphStore(folder / DB_FILE, read_only=True))
+    return cast(GraphStore, store), index or NumpyVectorIndex()
+
+
 def server_backends(url: str) -> tuple[GraphStore, VectorIndex]:
     """The PostgreSQL store and pgvector index of server mode, sharing one connection pool."""
     from sage_memory.index.postgres import PostgresVectorIndex
@@ -101,8 +115,14 @@ def server_backends(url: str) -> tuple[GraphStore, VectorIndex]:
     return store, index
 
 
-def default_index(config: SageConfig, path: Path | None) -> VectorIndex:
-    """The vector index ``config.vector_index`` names ("auto": numpy in memory, else Chroma)."""
+def default_index(
+    config: SageConfig, path: Path | None, store: GraphStore | None = None
+) -> VectorIndex:
+    """The vector index ``config.vector_index`` names ("auto": numpy in memory, else Chroma).
+
+    With the folder's ``store``, Chroma opens on first need (:class:`FolderIndex`): a read of a
+    small partition is answered exactly from the store's vectors without importing chromadb.
+    """
     kind = config.vector_index
     if kind == "auto":
         kind = "numpy" if path is None else "chroma"
@@ -110,6 +130,15 @@ def default_index(config: SageConfig, path: Path | None) -> VectorIndex:
         from sage_memory.index.numpy import NumpyVectorIndex
 
         return NumpyVectorIndex()
+    if path is not None and store is not None:
+        from sage_memory.engine.folder_index import FolderIndex
+
+        return FolderIndex(lambda: open_chroma(path), store)
+    return open_chroma(path)
+
+
+def open_chroma(path: Path | None) -> VectorIndex:
+    """The folder's Chroma index (or an in-memory one), rebuilt when its folder is damaged."""
     from sage_memory.index.chroma import ChromaVectorIndex
 
     chroma_path = None if path is None else path / CHROMA_DIR
@@ -164,22 +193,23 @@ def make_llm(config: SageConfig, llm: ChatModel | str | None) -> ChatModel | Non
 
 
 def default_extractor(config: SageConfig, llm: ChatModel | None) -> Extractor:
-    """The rule extractor, or the LLM extractor over it when an LLM is configured."""
+    """The structure extractor, or the LLM extractor over it when an LLM is configured
+    (``mode="rules"`` / ``"patterns"``: the older pattern extractor)."""
     mode = config.extract.mode
     if mode == "llm" and llm is None:  # checked first: a config error fails fast
         raise ConfigError("extract.mode='llm' needs an LLM: pass llm=... or config.llm")
-    if mode == "structure":
-        from sage_memory.extract.structure import StructureExtractor
+    if mode in ("rules", "patterns"):
+        from sage_memory.extract.rules import RuleExtractor
 
-        return StructureExtractor(config.extract)
-    from sage_memory.extract.rules import RuleExtractor
+        return RuleExtractor(config.extract)
+    from sage_memory.extract.structure import StructureExtractor
 
-    rules = RuleExtractor(config.extract)
+    offline = StructureExtractor(config.extract)
     if llm is not None and mode in ("auto", "llm"):
         from sage_memory.extract.llm import LLMExtractor
 
-        return LLMExtractor(llm, config.extract, fallback=rules)
-    return rules
+        return LLMExtractor(llm, config.extract, fallback=offline)
+    return offline
 
 
 def reconcile_or_rebuild(ctx: EngineContext, *, own_index: bool) -> None:
@@ -192,18 +222,66 @@ def reconcile_or_rebuild(ctx: EngineContext, *, own_index: bool) -> None:
             raise
         ctx.index.close()
         discard_index(folder, exc)
-        ctx.set_index(default_index(ctx.config, ctx.path))
+        ctx.set_index(default_index(ctx.config, ctx.path, ctx.store))
         reconcile_index(ctx)
+
+
+def _index_stamp(ctx: EngineContext) -> str | None:
+    """Size and mtime of the Chroma folder's database: changes whenever Chroma writes."""
+    if ctx.path is None:
+        return None
+    try:
+        st = (ctx.path / CHROMA_DIR / "chroma.sqlite3").stat()
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def record_index_counts(ctx: EngineContext) -> None:
+    """At a clean close: remember each collection's size and the index folder's stamp, so the
+    next clean open can trust the index without opening it (see :func:`reconcile_index`)."""
+    from sage_memory.engine.folder_index import FolderIndex
+
+    index = ctx.index
+    if not isinstance(index, FolderIndex) or not ctx.store.persistent:
+        return
+    if not index.opened and ctx.store.get_meta("index_counts") is not None:
+        return  # nothing was written to the index: the record still holds
+    counts = {
+        collection_name(scope.key, entity): index.count(collection_name(scope.key, entity))
+        for scope in ctx.store.partitions()
+        for entity in ("memory", "node")
+    }
+    index.close()  # Chroma flushes on close: the stamp must be taken after it
+    ctx.store.set_meta("index_counts", json.dumps({"stamp": _index_stamp(ctx), "counts": counts}))
+
+
+def _recorded_counts(ctx: EngineContext) -> dict[str, int]:
+    """The counts of the last clean close, if the index folder is unchanged since."""
+    raw = ctx.store.get_meta("index_counts")
+    if raw is None:
+        return {}
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return {}
+    if not isinstance(record, dict) or record.get("stamp") != _index_stamp(ctx):
+        return {}
+    counts = record.get("counts")
+    return counts if isinstance(counts, dict) else {}
 
 
 def reconcile_index(ctx: EngineContext) -> None:
     """Make the derived vector index agree with SQLite (after a crash, or a lost index)."""
     store, index = ctx.store, ctx.index
     clean = store.get_meta("clean_shutdown") != "0"
+    recorded = _recorded_counts(ctx) if clean else {}
     for scope in store.partitions():
         for entity in ("memory", "node"):
             coll = collection_name(scope.key, entity)
             truth = store.vector_ids(scope, entity)  # type: ignore[arg-type]
+            if clean and recorded.get(coll) == len(truth):
+                continue  # unchanged since a clean close: no need to open the index
             if clean and len(truth) == index.count(coll):
                 continue
             present = index.ids(coll)

@@ -6,6 +6,7 @@ add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,7 +24,7 @@ from sage_memory.errors import (
     ValidationError,
 )
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.index.base import collection_name
+from sage_memory.index.base import collection_name, query_many
 from sage_memory.types import (
     AddResult,
     Change,
@@ -214,9 +215,16 @@ class WritePath:
             stored.update((m.id, m) for m in late)
             uow = UnitOfWork(ctx.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []
-            for memory, vec, delta in zip(memories, vectors, deltas, strict=True):
-                if memory.id not in stored:
-                    outcomes.append((*self._plan_add(uow, memory, vec, delta, now), delta))
+            try:
+                if len(memories) > 1:  # one vector query for the chunk's names, not one each
+                    with contextlib.suppress(Exception):  # else each node queries on its own
+                        keys = [m.scope.partition.key for m in memories]
+                        ctx.ingestor.prefetch_hits(list(zip(keys, deltas, strict=True)))
+                for memory, vec, delta in zip(memories, vectors, deltas, strict=True):
+                    if memory.id not in stored:
+                        outcomes.append((*self._plan_add(uow, memory, vec, delta, now), delta))
+            finally:
+                ctx.ingestor.clear_hits()
             changes = uow.commit()
             ctx.sync_index(changes, uow.vectors)
             self._queue_competing_claims(scope, [out for _, out, _ in outcomes], now)
@@ -261,19 +269,32 @@ class WritePath:
         store.put_suggestions(items)
 
     def _extract(self, memories: Sequence[Memory], vectors: Vector) -> list[GraphDelta | None]:
-        items = []
-        for memory, vec in zip(memories, vectors, strict=True):
-            items.append((memory, ExtractionContext(nearby_nodes=self._nearby_nodes(memory, vec))))
+        nearby = self._nearby_nodes(memories, vectors)
+        items = [
+            (memory, ExtractionContext(nearby_nodes=nodes))
+            for memory, nodes in zip(memories, nearby, strict=True)
+        ]
         try:
             return list(self.ctx.extractor.extract_many(items))
         except Exception as exc:  # an extractor bug must never lose the memories
             return [GraphDelta(error=f"{type(exc).__name__}: {exc}") for _ in memories]
 
-    def _nearby_nodes(self, memory: Memory, vec: Vector) -> list[Node]:
-        scope = memory.scope.partition
+    def _nearby_nodes(self, memories: Sequence[Memory], vectors: Vector) -> list[list[Node]]:
+        """The stored nodes nearest each memory: one vector query and one read per partition
+        for a whole chunk (per memory, these two calls cost more than the extraction)."""
         k = self.ctx.config.extract.max_context_nodes
-        hits = self.ctx.index.query(collection_name(scope.key, "node"), vec, k)
-        return self.ctx.store.get_nodes(scope, [nid for nid, _ in hits])
+        out: list[list[Node]] = [[] for _ in memories]
+        parts: dict[str, list[int]] = {}
+        for i, memory in enumerate(memories):
+            parts.setdefault(memory.scope.partition.key, []).append(i)
+        for rows in parts.values():
+            part = memories[rows[0]].scope.partition
+            hits = query_many(self.ctx.index, collection_name(part.key, "node"), vectors[rows], k)
+            wanted = list(dict.fromkeys(nid for found in hits for nid, _ in found))
+            nodes = {n.id: n for n in self.ctx.store.get_nodes(part, wanted)} if wanted else {}
+            for row, found in zip(rows, hits, strict=True):
+                out[row] = [nodes[nid] for nid, _ in found if nid in nodes]
+        return out
 
     def _plan_add(
         self,
@@ -376,7 +397,7 @@ class WritePath:
                 for entity in ("memory", "node"):
                     ctx.index.drop(collection_name(scope.partition.key, entity))
             memories = ctx.store.list_memories(scope, include_archived=True)
-            self._forget(memories)
+            self._forget(memories, erase=not whole)
             if whole:
                 # The whole partition goes: also nodes and edges no memory supports any more.
                 part = scope.partition
@@ -393,12 +414,14 @@ class WritePath:
                 ctx.store.purge_journal([*{c.entity_id for c in changes} | journaled])
                 self.evolution.flush_access()
                 ctx.store.purge_evolver_state(part)
-                _erase_index_copies(ctx, scopes=True)
+                _erase_deleted(ctx)
                 for entity in ("memory", "node"):
                     ctx.index.drop(collection_name(part.key, entity))
         return len(memories)
 
-    def _forget(self, memories: Sequence[Memory]) -> None:
+    def _forget(self, memories: Sequence[Memory], *, erase: bool = True) -> None:
+        """Delete ``memories`` and what only they support; ``erase``: rewrite the store's file
+        afterwards (``delete_all`` does it once, at its end)."""
         ctx = self.ctx
         now = ctx.now()
         with ctx.writing(*(m.scope.partition.key for m in memories)):
@@ -427,8 +450,8 @@ class WritePath:
             touched = sorted(gone | stale | set(scrubbed.supports))
             for part in {m.scope.partition.key: m.scope.partition for m in memories}.values():
                 ctx.store.purge_evolver_state(part, touched)
-            if any(c.entity == "node" and c.after is None for c in changes):
-                _erase_index_copies(ctx, scopes=False)
+            if erase:
+                _erase_deleted(ctx)
 
     def _scrub_history(self, uow: UnitOfWork, scrubbed: Scrubbed) -> None:
         """Rewrite the journal images of surviving rows that quoted a forgotten text."""
@@ -519,11 +542,11 @@ def _skipped(memory: Memory) -> AddResult:
     )
 
 
-def _erase_index_copies(ctx: EngineContext, *, scopes: bool) -> None:
-    """Stores with files (SQLite) rebuild the indexes that may keep copies of deleted keys."""
-    erase = getattr(ctx.store, "erase_index_copies", None)
+def _erase_deleted(ctx: EngineContext) -> None:
+    """Stores with files (SQLite) rewrite them so no byte of what was deleted remains."""
+    erase = getattr(ctx.store, "erase_deleted", None)
     if erase is not None:
-        erase(scopes=scopes)
+        erase()
 
 
 def _progress(total: int, enabled: bool) -> Callable[..., None]:

@@ -77,6 +77,7 @@ class Arg:
     possessor: str = ""  # "Ana" of "Ana's heart rate"
     head: str = ""  # lemma of the head word
     words: tuple[str, ...] = field(default_factory=tuple)  # lower-case surface words
+    negated: bool = False  # a clause argument cut to its task or subject said "not"
 
 
 def _join(span: list[Token], replace: dict[int, str] | None = None) -> str:
@@ -139,13 +140,17 @@ class ArgReader:
         if j < n and toks[j].lower in ("ago",) and j > start_core:
             return j + 1 - i
         # "in 2024", "on 2026-05-01"
-        if j == start_core + 1 and toks[start_core].pos == NUM and i < start_core:
+        if j == start_core + 1 and toks[start_core].pos == NUM and toks[i].pos == PREP:
             text = toks[start_core].lower
-            if len(text) == 4 or "-" in text:
+            if (text.isdigit() and 1900 <= int(text) <= 2100) or "-" in text:
                 return j - i
         return 0
 
     def _trim_end(self, toks: list[Token], s: int, e: int) -> int:
+        while e > s and (
+            toks[e - 1].lower in ("each", "both", "all") and e - 1 > s
+        ):  # "the kids each have": a floating quantifier
+            e -= 1
         while e > s and (
             toks[e - 1].pos in (AUX, MODAL, NEG, ADV, PUNCT, PART, SUB, CONJ)
             or toks[e - 1].lower in ("that", "which", "who", "it's", "no")
@@ -168,10 +173,22 @@ class ArgReader:
             if span and s + span < e:
                 s += span
                 changed = True
-            elif t.pos in (PUNCT, CONJ, SUB) or (
-                t.lower in self.discourse and s + 1 < e and t.pos not in (NOUN, PROPN, VERB)
+            elif (
+                (t.lower in ("since", "as", "because", "while") and s + 1 < e)
+                or t.pos in (PUNCT, CONJ, SUB)
+                or (t.lower in self.discourse and s + 1 < e and t.pos not in (NOUN, PROPN, VERB))
             ):
                 s += 1
+                changed = True
+            elif (
+                t.pos in (PRON, PROPN)
+                and s + 2 < e
+                and toks[s + 1].lemma in ("say", "tell", "mention", "claim", "confirm")
+                and toks[s + 1].pos == VERB
+                and toks[s + 2].pos in (DET, POSS, PROPN, NOUN, PRON)
+                and toks[s + 2].lower not in ("me", "us", "him", "her", "them")
+            ):
+                s += 2  # "Jonas said the form ...": the report, not the reporter
                 changed = True
             elif (
                 t.lower in ("i", "we")
@@ -206,6 +223,18 @@ class ArgReader:
 
     def before(self, toks: list[Token], s: int, e: int, *, clause_ok: bool) -> list[Arg]:
         """The argument that ends the span ``[s, e)`` (the subject side of a pattern)."""
+        # "Rui, our neighbour, is ...": the subject is the name before the appositive
+        if e - s >= 4 and toks[e - 1].lower == "," and toks[s].pos in (PROPN, NOUN):
+            first = next((k for k in range(s + 1, e - 1) if toks[k].lower == ","), -1)
+            if first > s and not any(t.pos in (VERB, AUX) for t in toks[s:e]):
+                e = first
+        # "The Novaks rent a room in Bonn but work ...": the subject of the first verb
+        if e - s >= 3 and toks[e - 1].lower in ("but", "and"):
+            verbs = [k for k in range(s, e) if toks[k].pos == VERB]
+            if verbs and verbs[0] > s:
+                subject = self._coordinated_nps(toks, self._trim_start(toks, s, verbs[0]), verbs[0])
+                if subject:
+                    return subject
         e = self._trim_end(toks, s, e)
         s = self._trim_start(toks, s, e)
         if s >= e:
@@ -218,6 +247,22 @@ class ArgReader:
         e = self._trim_end(toks, s, e)
         if s >= e:
             return []
+        # "For the garden we ...", "For now Bob ...": a fronted phrase
+        if toks[s].pos == PREP and toks[s].lower not in ("of",):
+            for k in range(s + 1, e):
+                if toks[k].pos == PRON and toks[k].lower not in ("it", "this", "that"):
+                    s = k
+                    break
+                if toks[k].pos == PROPN and k > s + 1 and toks[k - 1].pos == NOUN:
+                    s = k
+                    break
+        # "To open an account you ...": the doer after a purpose phrase is no part of it
+        if (
+            toks[e - 1].pos == PRON
+            and e - s >= 3
+            and toks[e - 1].lower in ("you", "we", "i", "they")
+        ) and (toks[s].pos == PART or toks[s].pos == VERB):
+            e -= 1
         if e - s == 1 and toks[s].pos == PRON:
             return [self._pronoun(toks, s)]
         if e - s == 1 and toks[s].pos == POSS:
@@ -259,10 +304,20 @@ class ArgReader:
 
     def _coordinated_nps(self, toks: list[Token], s: int, e: int) -> list[Arg]:
         """A subject list "the cart service and the auth service" -> two arguments."""
+        # a subject's place or setting is not part of its name: "admission at the gallery"
+        for k in range(s + 1, e - 1):
+            if (
+                toks[k].pos == PREP
+                and toks[k].lower in ("at", "on", "in", "under", "near", "inside", "from")
+                and toks[k - 1].pos in (NOUN, PROPN)
+                and not any(toks[m].lower in ("and", "or", ",") for m in range(k, e))
+            ):
+                e = k
+                break
         parts: list[tuple[int, int]] = []
         start = s
         for k in range(s, e):
-            if toks[k].lower in ("and", "or", ",", "&"):
+            if toks[k].lower in ("and", "or", ",", "&", "nor"):
                 if k > start:
                     parts.append((start, k))
                 start = k + 1
@@ -301,14 +356,25 @@ class ArgReader:
     def _coordination(self, toks: list[Token], k: int, e: int, prev: Arg) -> int | None:
         """Where the next coordinated argument starts, or None when the list ends."""
         j = k
-        if j < e and toks[j].lower == ",":
+        if j < e and toks[j].lower == "(":  # "X (Django) or Y": an aside between the items
+            close = next((m for m in range(j, min(e, j + 8)) if toks[m].lower == ")"), -1)
+            j = close + 1 if close > 0 else j
+        comma = j < e and toks[j].lower == ","
+        if comma:
             j += 1
-        if j < e and toks[j].lower in ("and", "or", "&", "plus"):
+        conj = j < e and toks[j].lower in ("and", "or", "&", "plus", "nor")
+        if conj:
             j += 1
         if j == k or j >= e:
             return None
-        if toks[j].lower in ("by", "with", "via") and prev.kind == TASK:
-            j += 1  # "by running X or by checking Y"
+        if (
+            comma
+            and not conj
+            and not any(toks[m].lower in ("and", "or", "&", "nor") for m in range(j, e))
+        ):
+            return None  # "a TV, by choice", "the API, fyi": an aside, not a list item
+        if conj and toks[j].lower in ("by", "with", "via") and j + 1 < e:
+            j += 1  # "by running X or by checking Y", "by X or by Y"
         if prev.kind == TASK and toks[j].pos == PART:
             j += 1
         t = toks[j]
@@ -324,6 +390,8 @@ class ArgReader:
                 break
         if prev.kind == TASK and t.pos != VERB:
             return None if t.pos not in (NOUN, PROPN, CODE, DET, ADJ, NUM) else j
+        if prev.kind != TASK and t.pos == VERB and t.inflected in ("s", "ed"):
+            return None  # "dislikes email and prefers calls": a second predicate
         return j
 
     def _one_after(
@@ -359,6 +427,17 @@ class ArgReader:
         end = self._np_end(toks, k, e)
         if end <= k:
             return None
+        named = self._named(toks, k, end, e)
+        if named is not None:
+            return named
+        if clause_ok and end + 1 < e and self._reduced_predicate(toks, end, e):
+            # "migrations not run", "models out of sync with the database": a noun and a
+            # verbless predicate name one state
+            cend = self._clause_end(toks, end, e)
+            stop = next(
+                (m for m in range(end, cend) if toks[m].lower in ("or", "and", "nor")), cend
+            )
+            return self._clause(toks, k, stop)
         if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
             cend = self._clause_end(toks, end, e)
             rest = toks[end + 1 : cend]
@@ -373,6 +452,79 @@ class ArgReader:
             if cend > end:
                 return self._clause(toks, k, cend)
         return self._np(toks, k, end)
+
+    def _named(self, toks: list[Token], k: int, end: int, e: int) -> Arg | None:
+        """ "a folk trio called Blue Owls": the name, with the describing noun as its head."""
+        if not (
+            end + 1 < e
+            and toks[end].lower in ("called", "named")
+            and toks[end + 1].pos in (PROPN, CODE)
+        ):
+            return None
+        j = end + 1
+        while j < e and toks[j].pos in (PROPN, CODE, NUM):
+            j += 1
+        arg = self._np(toks, end + 1, j)
+        described = self._np(toks, k, end)
+        arg.head = described.head
+        arg.possessor = described.name  # kept for the label: "band" says Organization
+        return arg
+
+    def reduce_clause(self, toks: list[Token], arg: Arg, *, keep_task: bool | str) -> Arg:
+        """A clause argument cut to what it is about: "until the visa comes through" ->
+        the visa; with ``keep_task``, "until Jonas signs the lease" -> sign the lease
+        (a person's action is a task)."""
+        if arg.kind != CLAUSE:
+            return arg
+        s, e = arg.start, arg.end
+        k = s
+        while k < e and toks[k].pos in (PUNCT, SUB, CONJ):
+            k += 1
+        if k < e and toks[k].pos == PRON:
+            end = k + 1  # "you do not have to defrost it": the doer is no part of the task
+            subject = None
+        else:
+            end = self._np_end(toks, k, e)
+            if end <= k:
+                return arg
+            subject = self._np(toks, k, end)
+        j = end
+        negated = False
+        while j < e and (
+            toks[j].pos in (AUX, MODAL, NEG, ADV, PART)
+            or (toks[j].lower in ("have", "need", "got") and j + 1 < e and toks[j + 1].pos == PART)
+        ):
+            negated = negated or toks[j].pos == NEG
+            j += 1
+        person = subject is not None and subject.proper and len(subject.words) <= 2
+        if person and keep_task == "complement":
+            return arg  # "after the holidays, Jonas moved": a person's life, not a plan's task
+        if j < e and toks[j].pos == VERB:
+            vend = self._vp_end(toks, j, e)
+            # an object or a prepositional phrase, not a bare particle ("cools down")
+            complement = any(t.pos in NOMINAL | {PRON} for t in toks[j + 1 : vend])
+            if (
+                subject is None
+                or (keep_task == "complement" and complement)
+                or (keep_task and person and complement)
+            ):
+                task = self._task(toks, j, max(vend, j + 1))
+                # "you do not have to defrost it before ...": the order is denied; "stuck
+                # because the visa hasn't come through": the block stands
+                task.negated = negated and keep_task == "complement"
+                return task
+        if subject is None or not subject.name:
+            return arg
+        subject.negated = negated and keep_task == "complement"
+        return subject
+
+    @staticmethod
+    def _reduced_predicate(toks: list[Token], j: int, e: int) -> bool:
+        """A verbless predicate at ``j``: "not" + participle, or "out of" + noun."""
+        t, nxt = toks[j], toks[j + 1]
+        if t.pos == NEG and nxt.pos == VERB:
+            return True  # a negation right after a noun, no auxiliary: "migrations not run"
+        return t.lower == "out" and nxt.lower == "of" and j + 2 < e and toks[j + 2].pos in NOMINAL
 
     def _np_end(self, toks: list[Token], k: int, e: int, *, allow_of: bool = True) -> int:
         j = k
@@ -402,10 +554,11 @@ class ArgReader:
                 j += 1
                 continue
             if (
-                t.lower == "-"
+                t.lower in ("-", "&")
                 and last_nominal == j - 1
                 and j + 1 < e
                 and toks[j + 1].pos in NOMINAL
+                and (t.lower == "-" or toks[j - 1].pos == PROPN)
             ):
                 j += 1
                 continue
@@ -416,9 +569,30 @@ class ArgReader:
         # "head of marketing", "deposit of 500 euros": an "of" phrase is part of the name
         if allow_of and end + 1 < e and toks[end].lower == "of":
             inner = self._np_end(toks, end + 1, e, allow_of=False)
-            if inner > end + 1:
+            if inner > end + 1 and self._of_names(toks, end - 1, end + 1, inner):
                 end = inner
         return end
+
+    def _of_names(self, toks: list[Token], head: int, s: int, e: int) -> bool:
+        """Whether "<head> of <s:e>" names one thing ("proof of purchase", "head of sales",
+        "a kind of virus") or is a thing and what it belongs to ("a choir of local
+        singers", "clause 7 of the lease"): a bare singular noun after "of", or a head
+        that names a role, a kind, a part or a cause, keeps the phrase whole."""
+        keep = (
+            self.lex.words("role_heads")
+            | self.lex.words("kind_heads")
+            | self.lex.words("part_heads")
+            | self.lex.words("member_heads")
+            | self.lex.words("cause_heads")
+            | self.quantifiers
+        )
+        word = toks[head].lower
+        if word in keep or singular(word) in keep or toks[head].pos == CODE:
+            return True
+        inner = toks[s:e]
+        bare = all(t.pos in (NOUN, PROPN, NUM, CODE) for t in inner)
+        plural = inner[-1].pos == NOUN and inner[-1].inflected == "s"
+        return bare and not plural
 
     def _vp_end(self, toks: list[Token], k: int, e: int) -> int:
         """End of a task's verb phrase: verb, particle, object, one prepositional phrase."""
@@ -504,6 +678,8 @@ class ArgReader:
             k += 1
         while k < e and toks[k].pos in (DET, POSS):
             k += 1
+        if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
+            k += 1  # "their own room"
         # a leading cardinal ("two photos") is a quantity, not part of the name
         if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
             k + 1 < e
@@ -554,6 +730,9 @@ class ArgReader:
         replace: dict[int, str] = {}
         if head.pos == NOUN and head.inflected == "s" and not head.capitalized:
             words[head_idx] = replace[head_idx] = singular(head.lower)
+        elif len(head.text) > 2 and head.text[:-1].isupper() and head.text.endswith("s"):
+            words[head_idx] = head.lower[:-1]  # "CVEs", "PRs": the plural of an acronym
+            replace[head_idx] = head.text[:-1]
         code = span[0].inflected if len(span) == 1 and span[0].pos == CODE else ""
         if code == "quoted" and not any(c in words[0] for c in "()[]._"):
             words = [w.strip("'\"`") for w in words]
@@ -574,7 +753,9 @@ class ArgReader:
 
     def _task(self, toks: list[Token], s: int, e: int) -> Arg:
         """A task's name: its verb phrase with the first verb in the base form."""
-        e = self._trim_end(toks, s, e) if e - s > 1 else e
+        manner = e - s == 2 and toks[s + 1].pos == ADV and toks[s + 1].lower.endswith("ly")
+        if not manner:  # "work remotely" keeps its manner adverb
+            e = self._trim_end(toks, s, e) if e - s > 1 else e
         while e > s + 1 and toks[e - 1].pos in (PREP, CONJ, DET, POSS):
             e -= 1
         span = toks[s:e][:_MAX_NAME_TOKENS]

@@ -273,11 +273,18 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         elif tok.lower in _NUMBER_WORDS:
             tok.pos = NUM
     for i, tok in enumerate(tokens):
+        # "due to", "prior to", "thanks to": a compound preposition, not an infinitive
+        if tok.lower == "to" and i > 0 and tokens[i - 1].lower in _TO_PREPOSITIONS:
+            tok.pos = PREP
+    for i, tok in enumerate(tokens):
         if tok.pos:
             continue
         prev = tokens[i - 1] if i > 0 else None
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         cands = _candidates(tok.lower)
+        if tok.lower == "longer" and prev is not None and prev.lower == "no":
+            prev.pos = tok.pos = ADV  # "no longer lives": a negating adverb, not "no" + adjective
+            continue
         if tok.lower in lex.words("adverbs") and not (prev is not None and prev.pos == DET):
             tok.pos = ADV
             continue
@@ -331,12 +338,62 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         )
     ):
         tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
+    # "Rust on the gate comes from ...": an opening word is the subject's noun, not an
+    # imperative, when a third-person verb follows it in the same clause
+    first = tokens[0] if tokens else None
+    if (
+        first is not None
+        and first.pos == VERB
+        and first.inflected == ""
+        and "NOUN" in _candidates(first.lower)
+    ):
+        for k in range(1, min(len(tokens), 8)):
+            t = tokens[k]
+            if t.pos == PUNCT or t.lower in ("that", "which", "who", "and", "or"):
+                break
+            if t.pos == VERB and t.inflected == "s" and tokens[k - 1].pos in (NOUN, PROPN):
+                first.pos, first.lemma = NOUN, first.lower
+                break
+    # "requires Python and uses pip": a second verb of the same subject after "and"
+    for i in range(2, len(tokens)):
+        tok, prev = tokens[i], tokens[i - 1]
+        if (
+            tok.pos == NOUN
+            and prev.lower in ("and", "or", "but")
+            and tok.inflected in ("s", "ed")
+            and "VERB" in _candidates(tok.lower)
+            and any(t.pos == VERB and t.inflected == tok.inflected for t in tokens[: i - 1])
+        ):
+            tok.pos, tok.lemma = VERB, base_form(tok.lower)
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if nxt is not None and nxt.pos == VERB and "NOUN" in _candidates(nxt.lower):
+                nxt.pos, nxt.lemma = NOUN, nxt.lower
+    # "Lin and I both like ...": a floating quantifier before the verb
+    for i in range(1, len(tokens) - 1):
+        tok, nxt = tokens[i], tokens[i + 1]
+        if (
+            tok.lower in ("both", "all", "each")
+            and tokens[i - 1].pos in (PRON, PROPN, NOUN)
+            and nxt.pos in (NOUN, VERB)
+            and "VERB" in _candidates(nxt.lower)
+            and nxt.inflected != "ing"
+        ):
+            tok.pos = ADV
+            nxt.pos, nxt.lemma = VERB, base_form(nxt.lower)
     # "'s" after a noun and before a noun phrase is a possessive, not "is"
     for i, tok in enumerate(tokens):
         if tok.lower == "'s" and i > 0 and tokens[i - 1].pos in (PROPN, NOUN, CODE):
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if nxt is not None and nxt.pos in (NOUN, ADJ, PROPN, CODE) and nxt.inflected != "ing":
                 tok.pos, tok.lemma = POSS, "'s"
+
+
+#: Words after which "to" is part of a compound preposition ("due to fog").
+_TO_PREPOSITIONS = frozenset({"due", "prior", "thanks", "according", "owing", "next", "close"})
+#: Verbs that take "of" right after them ("consists of"): before "of" they stay verbs.
+_VERBS_OF = frozenset(
+    {"consist", "think", "approve", "smell", "dream", "hear", "speak", "know", "tire", "die"}
+)
 
 
 def _common(tok: Token, cands: dict[str, tuple[str, ...]], prev: Token | None) -> bool:
@@ -368,6 +425,15 @@ def _choose(
             return ADJ  # "the staging server", "a misconfigured proxy"
         if only == "VERB" and prev is not None and prev.pos in (DET, POSS):
             return NOUN  # "a bake sale": a verb used as a noun modifier
+        if (
+            only == "VERB"
+            and tok.inflected == ""
+            and prev is not None
+            and prev.pos in (NOUN, ADJ)
+            and nxt is not None
+            and nxt.pos in (AUX, MODAL, NEG)
+        ):
+            return NOUN  # "the garage rebuild is ...": the head of the subject
         return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
     if not has:
         return NOUN
@@ -379,6 +445,22 @@ def _choose(
         return VERB
     if "VERB" in has and p == PRON and tok.inflected in ("s", "ed"):
         return VERB
+    if (
+        p == NUM
+        and "VERB" in has
+        and tok.inflected in ("ed", "s")
+        and not nxt_nominal
+        and nxt is not None
+        and nxt.pos in (PREP, DET, ADV, PART)
+    ):
+        return VERB  # "bumping numpy to 2.0 worked around ...": the verb after a number
+    if (
+        p in (DET, POSS)
+        and not nxt_nominal
+        and (nxt is None or nxt.pos in (PUNCT, PREP, AUX))
+        and ("NOUN" in has or tok.inflected == "ing")
+    ):
+        return NOUN  # "stopped the humming.": the head of its noun phrase
     if p in (DET, POSS, ADJ, NUM, PREP) or (prev is not None and prev.lower == "'s"):
         if "ADJ" in has and nxt_nominal:
             return ADJ
@@ -393,10 +475,20 @@ def _choose(
         return VERB if "VERB" in has else NOUN
     if p in (NOUN, PROPN, CODE):
         two_back = prev_prev.pos if prev_prev is not None else ""
+        if (
+            "NOUN" in has
+            and nxt is not None
+            and nxt.lower == "of"
+            and two_back in (DET, POSS)
+            and base_form(tok.lower) not in _VERBS_OF
+        ):
+            return NOUN  # "the Meta options of ...": a compound noun's head before "of"
         at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
         before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
         if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
             return NOUN  # "the tax return.", "write product pages", "to team lead"
+        if "NOUN" in has and tok.inflected == "" and two_back in (DET, POSS):
+            return NOUN  # "a part-time job at", "the cron job runs": inside a noun phrase
         if "VERB" in has and (
             tok.inflected in ("s", "ed")
             or tok.lemma in relation_verbs
@@ -417,6 +509,25 @@ def _choose(
             if not plural_subject:
                 return VERB
         return NOUN if "NOUN" in has else VERB
+    if (
+        p == VERB
+        and i == 1
+        and prev is not None
+        and prev.inflected == "ing"
+        and "VERB" in has
+        and tok.inflected == "s"
+    ):
+        return VERB  # "Testing comes after ...": a gerund subject and its verb
+    if (
+        p == VERB
+        and tok.inflected == "ing"
+        and "VERB" in has
+        and nxt is not None
+        and (nxt.pos in (DET, POSS, PREP, PROPN) or nxt.lower in ("back", "up", "out", "off"))
+    ):
+        return VERB  # "advised walking more", "started using Ansible"
+    if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and i > 1:
+        return VERB  # "Bruno no longer lives", "she really hated"
     if i == 0 or p in (PUNCT, CONJ, SUB, ADV):
         # an imperative or a gerund subject ("install docker", "restarting the router")
         if (

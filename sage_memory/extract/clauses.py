@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sage_memory.extract.args import CLAUSE, TASK, Arg, ArgReader
-from sage_memory.extract.chunk import ADV, AUX, MODAL, NEG, NOUN, PROPN, VERB, Token
+from sage_memory.extract.chunk import ADV, AUX, MODAL, NEG, NOUN, PROPN, VERB, Token, base_form
 from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
 
 #: Families whose arguments may be whole clauses ("the build failed because the disk was full").
@@ -34,6 +34,11 @@ _SUBORDINATE = frozenset(
         "prior",
     }
 )
+#: Particles a phrasal verb may carry between its verb and its preposition.
+_PARTICLES = frozenset({"down", "back", "over", "away", "up", "out", "around", "along"})
+#: Relations whose clause arguments name the thing the clause is about.
+_REDUCED = frozenset({"BLOCKED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
+_DETERMINERS = frozenset({"a", "an", "the", "new"})
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 
@@ -86,6 +91,10 @@ class Matcher:
                 return i + 1 if t.pos in (NOUN, PROPN) else None
             found = self._status_at(toks, i)
             return found[0] if found else None
+        if t.pos == "ADJ" and i > 0 and toks[i - 1].pos == "POSS":
+            return None  # "their own room": an adjective, not the verb "own"
+        if t.pos == "ADJ" and t.inflected in ("ed", "ing") and base_form(t.lower) in el.values:
+            return i + 1  # "it's blocked on": a participle read as an adjective
         if t.lemma in el.values or t.lower in el.values:
             if (
                 t.pos == AUX
@@ -105,10 +114,21 @@ class Matcher:
                 return i + len(words)
         return None
 
+    def _skippable(self, t: Token, prev_lemma: str) -> bool:
+        if t.lower in self.lex.words("time_words") and prev_lemma:
+            return True  # "works nights at"
+        return self._skippable_word(t, prev_lemma)
+
     @staticmethod
-    def _skippable(t: Token, prev_lemma: str) -> bool:
+    def _skippable_word(t: Token, prev_lemma: str) -> bool:
         if t.pos in (ADV, MODAL) and t.lower not in ("not", "never"):
             return True
+        if t.lower in _PARTICLES and t.pos in (ADV, "PREP") and prev_lemma:
+            return True  # a verb's particle: "moved back to", "sits back on"
+        if t.pos == "ADJ" and prev_lemma in _DETERMINERS:
+            return True  # an adjective inside a literal noun phrase: "a part-time job"
+        if t.lower in ("both", "all", "each") and prev_lemma == "be":
+            return True  # "are both on the team"
         if t.pos == AUX and (t.lemma in ("do", "have") or t.lemma == prev_lemma):
             return True
         return t.pos == NEG
@@ -257,7 +277,16 @@ class Matcher:
         task_ok = rel not in _NO_TASK
         order = sorted(m.spans.items(), key=lambda kv: kv[1][0])
         used_slots = {end for edge in m.phrase.edges for end in (edge[0], edge[2])}
+        last = max((e for _, (_, e) in order), default=0)
         for name, (s, e) in order:
+            inner = s > 0 and e < last
+            if inner and any(
+                toks[k].pos == VERB
+                and toks[k].inflected in ("s", "ed")
+                and toks[k - 1].lower in ("and", "or", "but")
+                for k in range(s + 1, e)
+            ):
+                return False  # "requires X and uses Y to Z": a slot spans no second predicate
             if name == "X" and "X" not in used_slots:
                 continue
             lead = s == 0 and not any(k < s for k in m.literals)
@@ -267,6 +296,9 @@ class Matcher:
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
             if not args:
                 return False
+            if rel in _REDUCED:
+                keep: bool | str = "complement" if rel == "PRECEDES" else rel != "DEPENDS_ON"
+                args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
             m.slots[name] = args
         lo = min(m.literals) if m.literals else 0
         hi = max(m.literals) + 1 if m.literals else 0
@@ -276,23 +308,42 @@ class Matcher:
         last_arg_start = max(
             (a.start for args in m.slots.values() for a in args if a.start >= hi), default=hi
         )
+        inside = {k for args in m.slots.values() for a in args for k in range(a.start, a.end)}
         negated = any(
-            toks[k].pos == NEG for k in range(first_arg_end, last_arg_start) if k not in m.literals
+            toks[k].pos == NEG
+            for k in range(first_arg_end, last_arg_start)
+            if k not in m.literals and k not in inside
         )
         lowered = [t.lower for t in toks]
         if "anymore" in lowered or any(
             lowered[k] == "no" and lowered[k + 1] == "longer" for k in range(len(lowered) - 1)
         ):
             negated = True
+        negated = negated or any(a.negated for args in m.slots.values() for a in args)
+        if "neither" in (t.lower for t in toks[m.extent[0] : m.extent[1]]):
+            negated = True  # "neither X nor Y helped"
         m.negated = negated != m.phrase.negated
         return True
 
 
 def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]:
     """Keep the most specific non-overlapping matches (see the module docstring)."""
+
+    def subject_noun_literals(m: Match) -> int:
+        """Literal words that are nouns right before a verb: the subject, not the relation
+        ("Gutter repairs need ...": "repairs" is no verb of fixing)."""
+        if toks is None:
+            return 0
+        return sum(
+            1
+            for k in m.literals
+            if toks[k].pos == NOUN and k + 1 < len(toks) and toks[k + 1].pos in (VERB, MODAL)
+        )
+
     ranked = sorted(
         matches,
         key=lambda m: (
+            subject_noun_literals(m) > 0,
             m.phrase.weak,
             "copula" in m.phrase.flags,
             -m.phrase.literal_count,

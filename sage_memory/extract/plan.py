@@ -119,7 +119,7 @@ class PlanReader:
                     continue
                 items.append((text, toks, s, e))
             del lead_kind
-        if not marked or len(items) < 2:
+        if not marked or not items:
             return plan
         previous_verb = ""
         for text, toks, s, e in items:
@@ -127,10 +127,11 @@ class PlanReader:
             if name and (not plan.tasks or plan.tasks[-1][0] != name):
                 plan.tasks.append((name, text))
                 previous_verb = verb or previous_verb
-        if len(plan.tasks) < 2:
-            plan.tasks = []
+        if not plan.tasks:
             return plan
         plan.project, plan.project_sentence = self._project(sentences)
+        if len(plan.tasks) < 2 and not plan.project:
+            plan.tasks = []  # one marked step of no named project is not a plan
         return plan
 
     def _task(self, toks: list[Token], s: int, e: int, previous_verb: str) -> tuple[str, str]:

@@ -44,6 +44,13 @@ _MAX_SENTENCE = 600
 _PERSON_RELATIONS = frozenset(
     {"LIVES_IN", "WORKS_AT", "HAS_ROLE", "PREFERS", "DISLIKES", "ALLERGIC_TO", "MEMBER_OF"}
 )
+#: Relations whose loose phrasings still make an edge: their source must be a person (and the
+#: target a place, a group...), which keeps a loose phrasing honest.
+_WEAK_OK = frozenset({"LIVES_IN", "OWNS", "PREFERS", "DISLIKES", "ALLERGIC_TO", "MEMBER_OF"})
+#: Words that open a clause stating a condition or a time, not a fact of its own.
+_SUBORDINATORS = frozenset(
+    {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
+)
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
 #: (source label, target label) a relation gives to names without stronger evidence.
 _ROLES: dict[str, tuple[str, str]] = {
@@ -223,7 +230,8 @@ class _Reading:
         return bool(
             re.search(
                 r"\b(?:decided against|decided not to|changed (?:my|our) mind|ruled out|no way)\b"
-                r"|\b(?:would|could|might) have\b|\bwere to\b|\bif only\b|\bwhat if\b",
+                r"|\b(?:would|could|might) have\b|\bwere to\b|\bif only\b|\bwhat if\b"
+                r"|\b(?:wonder|wondering|unsure|not sure) (?:whether|if)\b",
                 joined,
             )
         )
@@ -242,10 +250,54 @@ class _Reading:
         readable = [
             m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)
         ]
-        for m in settle(readable, toks):
+        kept = settle(readable, toks)
+        hypothetical = self._hypothetical_spans(toks)
+        for m in kept:
+            if self._inside(m, hypothetical) or self._order_over_fact(m, kept):
+                continue
+            if hypothetical and any(
+                toks[k].pos == MODAL and toks[k].lemma in ("would", "might", "could")
+                for k in range(m.extent[0], min(m.literals))
+            ):
+                continue  # "if X, we might move to Y": the consequent of a condition
             self._apply(m, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+
+    def _hypothetical_spans(self, toks: list[Token]) -> list[tuple[int, int, str]]:
+        """Spans of "if ..." / "unless ..." clauses (to the next comma): they assert nothing."""
+        out = []
+        for i, t in enumerate(toks):
+            if t.lower in ("if", "unless", "whether", "suppose", "supposing", "imagine"):
+                end = next((k for k in range(i + 1, len(toks)) if toks[k].lower == ","), len(toks))
+                out.append((i, end, t.lower))
+        return out
+
+    @staticmethod
+    def _inside(m: Match, spans: list[tuple[int, int, str]]) -> bool:
+        words = {w for e in m.phrase.elements for w in e.values}
+        return any(
+            word not in words and all(s <= k < e for k in m.literals) for s, e, word in spans
+        )
+
+    @staticmethod
+    def _order_over_fact(m: Match, kept: list[Match]) -> bool:
+        """An order whose argument holds another stated fact ("the coach suggested a warm-up
+        before the match"): the fact is what is said, the order only when it happened."""
+        if m.phrase.relation not in ("PRECEDES", "CAUSES"):
+            return False
+        spans = [
+            (a.start, a.end)
+            for args in m.slots.values()
+            for a in args
+            if m.phrase.relation == "PRECEDES" or a.kind == CLAUSE
+        ]
+        return any(
+            n is not m
+            and n.phrase.relation not in ("PRECEDES", "CONTAINS_TASK", "CAUSES", "HAS_STATUS")
+            and any(s <= min(n.literals) and max(n.literals) < e for s, e in spans)
+            for n in kept
+        )
 
     # --- constraints ----------------------------------------------------------------------
 
@@ -260,6 +312,8 @@ class _Reading:
         if arg.code == "userid":
             return True
         head = arg.words[-1] if arg.words else ""
+        if len(arg.words) >= 2 and head in self.lex.words("taxon_heads"):
+            return False  # "the cactus family": a kind of plant, not someone's family
         if head in self.lex.words("person_nouns") or head in self.lex.words("role_heads"):
             return True
         if arg.words and arg.words[0].rstrip(".") in {
@@ -284,23 +338,41 @@ class _Reading:
         )
 
     def _org_like(self, arg: Arg) -> bool:
-        head = arg.words[-1] if arg.words else ""
+        head = _head_word(arg)
         return (arg.proper and not arg.code) or head in self.lex.words("org_heads")
 
     def _place_like(self, arg: Arg) -> bool:
         head = arg.words[-1] if arg.words else ""
         return (arg.proper and not arg.code) or head in self.lex.words("place_heads")
 
+    def _is_time_arg(self, arg: Arg, toks: list[Token]) -> bool:
+        """A time phrase ("2020", "last spring") names no thing a fact is about."""
+        span = toks[arg.start : arg.end]
+        if not span or arg.kind == PRONOUN:
+            return False
+        reader = self.ex.matcher.reader
+        if reader.is_time(toks, arg.start) >= arg.end - arg.start:
+            return True
+        return all(
+            t.pos in ("NUM", PUNCT, "DET") or t.lower in self.lex.words("time_words") for t in span
+        ) and any(t.pos == "NUM" or t.lower in self.lex.words("time_words") for t in span)
+
     def _fits(self, m: Match, toks: list[Token]) -> bool:
         """The phrasing's constraints on its arguments (precision before recall)."""
         f, rel = m.phrase.flags, m.phrase.relation
         a = m.slots.get("A", [])
         b = m.slots.get("B", [])
+        if any(self._is_time_arg(x, toks) for x in a + b) and rel not in ("HAS_STATUS",):
+            return False  # "based in Quito since 2019": 2019 causes nothing
         if (rel in _PERSON_RELATIONS or "person_source" in f) and (
             not a or not all(self._person_like(x) for x in a)
         ):
             return False
-        if "person_target" in f and a and not all(self._person_like(x) for x in a):
+        if (
+            "person_target" in f
+            and a
+            and not all(self._person_like(x) or self._org_like(x) for x in a)
+        ):
             return False
         if (
             "org_only" in f
@@ -316,11 +388,16 @@ class _Reading:
             "group_only" in f
             and b
             and not all(
-                (x.words[-1] if x.words else "") in self.lex.words("group_heads") for x in b
+                (x.words[-1] if x.words else "") in self.lex.words("group_heads")
+                or x.head in self.lex.words("group_heads")
+                or ("group_or_common" in f and not x.proper and not self._person_like(x))
+                for x in b
             )
         ):
             return False
         if "place_only" in f and b and not all(self._place_like(x) for x in b):
+            return False
+        if not self._fits_kinds(m, toks, a, b):
             return False
         if rel == "LIVES_IN" and b and not all(x.kind == NP for x in b):
             return False
@@ -341,10 +418,17 @@ class _Reading:
             det = toks[at].lower if at < len(toks) else ""
             plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
             person = all(self._person_like(x) for x in a)
+            relational = (
+                {w for x in b for w in x.words[: x.words.index("of")]}
+                if all("of" in x.words for x in b)
+                else set()
+            )
+            heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
             if (
                 det not in ("a", "an")
                 and not (plural and det not in ("the",))
                 and not (person and self._role_like(b[0]) and det in ("the", "a", "an"))
+                and not (det == "the" and relational & heads)  # "the opening segment of X"
             ):
                 return False
             if any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end]):
@@ -361,7 +445,7 @@ class _Reading:
             x.kind == CLAUSE and x.words and x.words[0] not in self.lex.words("pronouns")
             for x in a + b
         ):
-            return False  # "after the wedding, Sara moved": events of a person, not tasks
+            return False  # "after the holidays, Jonas moved": events of a person, not tasks
         if rel == "HAS_STATUS" and not m.status and "=" not in m.phrase.edges[0][2]:
             return False
         # a status of "it" with nothing named before it is no fact
@@ -369,6 +453,79 @@ class _Reading:
             rel == "HAS_STATUS"
             and a
             and any(x.kind == PRONOUN and not self.coref.things for x in a)
+        )
+
+    def _fits_kinds(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """Argument kinds a phrasing asks for (the typed-argument check of the lexicon flags)."""
+        f, rel = m.phrase.flags, m.phrase.relation
+
+        def before_of(x: Arg) -> set[str]:
+            words = list(x.words)
+            return set(words[: words.index("of")] if "of" in words else words)
+
+        if "part_source" in f and not all(before_of(x) & self.lex.words("part_heads") for x in a):
+            return False
+        if "part_target" in f and not all(before_of(x) & self.lex.words("part_heads") for x in b):
+            return False
+        if "owner_target" in f and (
+            not all(self._person_like(x) or self._org_like(x) for x in a)
+            or any(self._person_like(x) for x in b)
+        ):
+            return False
+        if (
+            "owner_object" in f
+            and m.phrase.pattern.split()[1].startswith("hold")
+            and not all(set(x.words) & self.lex.words("held_things") for x in b)
+            and any(toks[k].lemma == "hold" for k in m.literals)
+        ):
+            return False
+        if "task_target" in f and not all(x.kind == TASK for x in b):
+            return False
+        if "agent_source" in f and not all(
+            self._person_like(x)
+            or self._org_like(x)
+            or (x.words and x.words[-1] in self.lex.words("org_heads"))
+            for x in a
+        ):
+            return False
+        people = self.lex.words("person_nouns") | self.lex.words("role_heads")
+        if "tool_target" in f and any(
+            x.kind == PRONOUN
+            or (x.words and x.words[-1] in people)
+            or (x.words and x.words[-1] in self.lex.words("place_heads"))
+            or x.kind != NP
+            for x in b
+        ):
+            return False
+        if "past_tense" in f:
+            # "we shipped X" states a status; "before we ship X" or "we'll ship X" a plan
+            verb = toks[min(m.literals)]
+            if verb.inflected == "ing" or verb.lower == verb.lemma or verb.inflected == "s":
+                return False
+        if rel == "HAS_STATUS":
+            k = min(m.literals) - 1
+            while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
+                if toks[k].lower in _SUBORDINATORS:
+                    return False  # "once the migration is done, ...": a condition, not a fact
+                k -= 1
+        if "intransitive" in f:
+            end = max(m.literals) + 1
+            if end < len(toks) and toks[end].pos in (NOUN, PROPN, "DET", "POSS", "PRON", CODE):
+                return False
+        if (
+            rel == "PART_OF"
+            and b
+            and all(self._person_like(x) and x.kind in (NP, PRONOUN) for x in b)
+        ):
+            return False  # "belongs to Ruth": property, not a part
+        if rel == "WORKS_AT" and any(
+            x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b
+        ):
+            return False  # "we hired Lotte": the speaker is no organization
+        # "behind us": a finished thing, not a cause
+        return not (
+            rel == "CAUSES"
+            and any(x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b)
         )
 
     # --- nodes and edges --------------------------------------------------------------------
@@ -476,7 +633,67 @@ class _Reading:
             attributes=attrs or {},
         )
 
+    def _retype(self, relation: str, sources: list[Arg], targets: list[Arg]) -> str:
+        """The relation the arguments' own words say, for copular and "belong" phrasings.
+
+        "X is a kind of Y" (IS_A Y), "X is one of the parts of Y" (PART_OF Y), "X is a
+        member of Y" or "a Y member" (MEMBER_OF Y), "X is a major cause of Y" (CAUSES Y), a
+        person who "belongs to" or "is part of" a group (MEMBER_OF): the target is cut to Y.
+        """
+        if relation not in ("IS_A", "HAS_ROLE", "PART_OF", "WORKS_AT"):
+            return relation
+        person = bool(sources) and all(self._person_like(x) for x in sources)
+        out = relation
+        for i, arg in enumerate(targets):
+            words = list(arg.words)
+            if "of" in words[1:]:
+                cut = words.index("of", 1)
+                lead = set(words[:cut])
+                for new_rel, heads in (
+                    ("IS_A", "kind_heads"),
+                    ("PART_OF", "part_heads"),
+                    ("MEMBER_OF", "member_heads"),
+                    ("CAUSES", "cause_heads"),
+                ):
+                    if lead & self.lex.words(heads) and relation != "WORKS_AT":
+                        rest = arg.name.split(" of ", 1)[-1] if " of " in arg.name else ""
+                        rest = re.sub(r"(?i)^(?:the|a|an|our|my|their|its)\s+", "", rest)
+                        if rest:
+                            targets[i] = _renamed(arg, rest)
+                            out = new_rel
+                        break
+            elif (
+                person
+                and relation in ("IS_A", "HAS_ROLE")
+                and len(words) >= 2
+                and words[-1] in self.lex.words("member_heads")
+                and arg.proper is False
+                and toks_capital(arg)
+            ):
+                targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
+                out = "MEMBER_OF"  # "an Oxfam member"
+            elif (
+                relation == "PART_OF"
+                and len(words) >= 2
+                and words[-1] in self.lex.words("taxon_heads")
+            ):
+                targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
+                out = "IS_A"  # "belongs to the cactus family"
+        if person and out in ("PART_OF", "IS_A", "HAS_ROLE"):
+            groups = self.lex.words("group_heads") | self.lex.words("org_heads")
+            if targets and all(_head_word(t) in groups for t in targets):
+                out = "MEMBER_OF"
+        if person and out in ("IS_A", "HAS_ROLE"):
+            for i, arg in enumerate(targets):
+                words = list(arg.words)
+                # "lead singer of the band": the role; "head of finance" is one name
+                if "of" in words[2:] and words[words.index("of") + 1 :][:1] == ["the"]:
+                    targets[i] = _renamed(arg, arg.name.split(" of ", 1)[0])
+        return out
+
     def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
+        if m.phrase.weak and m.phrase.relation not in _WEAK_OK:
+            return  # a loose phrasing alone is not evidence enough for a typed edge
         conf = 0.6 if m.phrase.weak else 0.85
         if any(t.lower in self.lex.words("hedges") for t in toks):
             conf *= 0.7
@@ -488,6 +705,15 @@ class _Reading:
                 self._person_like(x) for x in m.slots.get("A", [])
             ):
                 relation = "IS_A"
+            if not dst_slot.startswith("="):
+                targets = list(m.slots.get(dst_slot, []))
+                relation = self._retype(relation, m.slots.get(src_slot, []), targets)
+                m.slots[dst_slot] = targets
+            if rel == "WORKS_AT" and any(
+                a.words and a.words[-1] in self.lex.words("member_roles")
+                for a in m.slots.get("C", [])
+            ):
+                relation = "MEMBER_OF"  # a volunteer or member of an organization is no employee
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
             sources = m.slots.get(src_slot, [])
             if dst_slot.startswith("="):
@@ -589,6 +815,25 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _head_word(arg: Arg) -> str:
+    """The head noun of a name: the word before "of", else the last word."""
+    words = list(arg.words)
+    if "of" in words[1:]:
+        return words[words.index("of", 1) - 1]
+    return words[-1] if words else ""
+
+
+def _renamed(arg: Arg, name: str) -> Arg:
+    """A copy of ``arg`` named ``name`` (its words re-read from the name)."""
+    words = tuple(name.lower().split())
+    return Arg(arg.start, arg.end, name, arg.kind, arg.proper, arg.code, "", arg.head, words)
+
+
+def toks_capital(arg: Arg) -> bool:
+    """Whether the argument's first word was written with a capital (a name)."""
+    return bool(arg.name[:1].isupper())
 
 
 def _is_code(name: str) -> bool:

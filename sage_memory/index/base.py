@@ -47,6 +47,22 @@ class VectorIndex(Protocol):
     def close(self) -> None: ...
 
 
+def query_many(
+    index: VectorIndex, collection: str, vectors: Vector, k: int
+) -> list[list[tuple[str, float]]]:
+    """The k nearest ids of each row of ``vectors``: one call when the backend batches.
+
+    A backend may offer ``query_many(collection, vectors, k)`` (Chroma and numpy do: one
+    round trip or one matrix product for a whole add_many chunk); any other gets one
+    :meth:`VectorIndex.query` per row.
+    """
+    batched = getattr(index, "query_many", None)
+    if batched is not None:
+        found: list[list[tuple[str, float]]] = batched(collection, vectors, k)
+        return found
+    return [index.query(collection, row, k) for row in vectors]
+
+
 def collection_name(scope_key: str, entity: str) -> str:
     """The logical collection of one partition's memories or nodes (backends map it further).
 

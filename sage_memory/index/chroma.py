@@ -350,6 +350,25 @@ class ChromaVectorIndex:
         hits = self._run(collection, search, create=False, what=f"query {collection!r}")
         return hits if hits is not None else []
 
+    def query_many(self, collection: str, vectors: Vector, k: int) -> list[list[tuple[str, float]]]:
+        """:meth:`query` for each row of ``vectors`` (shape (n, dim)), in one Chroma call."""
+        queries = np.stack([prepare_query(row) for row in np.asarray(vectors, dtype=np.float32)])
+        if k <= 0 or len(queries) == 0:
+            return [[] for _ in queries]
+
+        def search(handle: Collection) -> list[list[tuple[str, float]]]:
+            result = handle.query(query_embeddings=queries, n_results=k, include=["distances"])
+            out = []
+            for found, distances in zip(
+                result["ids"] or [], result["distances"] or [], strict=True
+            ):
+                scores = np.clip(1.0 - np.asarray(distances, dtype=np.float64), -1.0, 1.0)
+                out.append([(i, float(s)) for i, s in zip(found, scores, strict=True)])
+            return out
+
+        hits = self._run(collection, search, create=False, what=f"query {collection!r}")
+        return hits if hits is not None else [[] for _ in queries]
+
     def ids(self, collection: str) -> set[str]:
         """Every id in ``collection``, read page by page (empty for an unknown collection)."""
 

@@ -8,8 +8,10 @@ disk, so the engine rebuilds it from SQLite when a folder is opened.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +23,28 @@ __all__ = ["NumpyVectorIndex"]
 # Rows allocated the first time a collection is written; capacity doubles from there so that
 # growing one row at a time stays amortised O(1) instead of copying the matrix on every upsert.
 _INITIAL_CAPACITY = 64
+
+
+_controller: list[Any] = []
+
+
+def _one_blas_thread() -> Any:
+    """Run a product on one BLAS thread (threadpoolctl, a few microseconds), or as numpy would.
+
+    A matrix-vector product of a few thousand rows takes well under a millisecond; with two
+    OpenBLAS threads on a busy machine it was seen taking 25 ms, the threads waiting for each
+    other (the same stall the MiniLM embedder avoids the same way).
+    """
+    if not _controller:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # optional: without it numpy keeps its own thread setting
+            _controller.append(None)
+        else:
+            _controller.append(ThreadpoolController())
+    if _controller[0] is None:
+        return contextlib.nullcontext()
+    return _controller[0].limit(limits=1, user_api="blas")
 
 
 def _normalise_rows(matrix: Vector) -> Vector:
@@ -138,7 +162,8 @@ class _Collection:
         k = min(k, size)
         if k <= 0:
             return []
-        scores = self.matrix[:size] @ vector
+        with _one_blas_thread():
+            scores = self.matrix[:size] @ vector
         # argpartition finds the top k in O(n); only those k are then sorted.
         top = np.argpartition(-scores, k - 1)[:k] if k < size else np.arange(size)
         order = top[np.argsort(-scores[top], kind="stable")]
@@ -235,6 +260,22 @@ class NumpyVectorIndex:
                     f"{query.shape[0]}-d; embed the query with the collection's embedder"
                 )
             return entry.query(query, k)
+
+    def query_many(self, collection: str, vectors: Vector, k: int) -> list[list[tuple[str, float]]]:
+        """:meth:`query` for each row of ``vectors`` (shape (n, dim)), under one lock."""
+        queries = [prepare_query(row) for row in np.asarray(vectors, dtype=np.float32)]
+        with self._lock:
+            self._check_open()
+            entry = self._collections.get(collection)
+            if entry is None or not entry.ids or k <= 0:
+                return [[] for _ in queries]
+            for query in queries:
+                if entry.dim != query.shape[0]:
+                    raise ValidationError(
+                        f"collection {collection!r} holds {entry.dim}-d vectors, the query is "
+                        f"{query.shape[0]}-d; embed the query with the collection's embedder"
+                    )
+            return [entry.query(query, k) for query in queries]
 
     def ids(self, collection: str) -> set[str]:
         """Every id in ``collection`` (empty for an unknown collection)."""

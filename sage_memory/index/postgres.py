@@ -185,41 +185,51 @@ class PostgresVectorIndex:
         """The ``k`` nearest ids with cosine similarity, best first."""
         query = prepare_query(vector)
         self._check_open()
-        s = self._schema
         with self._pool.connection() as conn:
-            known = self._dim(conn, collection)
-            if known is None or k <= 0:
-                conn.rollback()
-                return []
-            dim, hnsw = known
-            if dim != query.shape[0]:
-                conn.rollback()
-                raise ValidationError(
-                    f"collection {collection!r} holds {dim}-d vectors, the query is "
-                    f"{query.shape[0]}-d; embed the query with the collection's embedder"
-                )
-            text = _literal_vector(query)
-            if hnsw:
-                # The literal collection lets the planner match the partial index's predicate.
-                literal = "'" + collection.replace("'", "''") + "'"
-                conn.execute(f"SET LOCAL hnsw.ef_search = {max(self._ef_search, k)}")
-                rows = conn.execute(
-                    f"SELECT id, (embedding::vector({dim})) <=> %s::vector({dim}) AS d "
-                    f'FROM "{s}".vec_rows WHERE collection = {literal} ORDER BY d LIMIT %s',
-                    (text, k),
-                ).fetchall()
-            else:
-                rows = conn.execute(
-                    f'SELECT id, embedding <=> %s::vector AS d FROM "{s}".vec_rows '
-                    "WHERE collection = %s ORDER BY d, id LIMIT %s",
-                    (text, collection, k),
-                ).fetchall()
-            conn.rollback()
+            # Autocommit: no BEGIN / ROLLBACK round trips around the two reads of a query.
+            conn.autocommit = True
+            try:
+                rows = self._nearest(conn, collection, query, k)
+            finally:
+                conn.autocommit = False  # back to the pool as it came
         # Cosine distance of a zero vector is NaN in pgvector; it scores 0 as in the others.
         return [
             (str(item), float(np.clip(1.0 - (1.0 if d is None or math.isnan(d) else d), -1.0, 1.0)))
             for item, d in rows
         ]
+
+    def _nearest(
+        self, conn: Any, collection: str, query: np.ndarray, k: int
+    ) -> list[tuple[Any, Any]]:
+        known = self._dim(conn, collection)
+        if known is None or k <= 0:
+            return []
+        dim, hnsw = known
+        if dim != query.shape[0]:
+            raise ValidationError(
+                f"collection {collection!r} holds {dim}-d vectors, the query is "
+                f"{query.shape[0]}-d; embed the query with the collection's embedder"
+            )
+        text = _literal_vector(query)
+        s = self._schema
+        if hnsw:
+            # The literal collection lets the planner match the partial index's predicate;
+            # SET LOCAL needs a transaction of its own.
+            literal = "'" + collection.replace("'", "''") + "'"
+            with conn.transaction():
+                conn.execute(f"SET LOCAL hnsw.ef_search = {max(self._ef_search, k)}")
+                rows: list[tuple[Any, Any]] = conn.execute(
+                    f"SELECT id, (embedding::vector({dim})) <=> %s::vector({dim}) AS d "
+                    f'FROM "{s}".vec_rows WHERE collection = {literal} ORDER BY d LIMIT %s',
+                    (text, k),
+                ).fetchall()
+            return rows
+        exact: list[tuple[Any, Any]] = conn.execute(
+            f'SELECT id, embedding <=> %s::vector AS d FROM "{s}".vec_rows '
+            "WHERE collection = %s ORDER BY d, id LIMIT %s",
+            (text, collection, k),
+        ).fetchall()
+        return exact
 
     def ids(self, collection: str) -> set[str]:
         """Every id in ``collection``."""

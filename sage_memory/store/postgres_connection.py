@@ -51,8 +51,15 @@ class PostgresConnection:
             yield conn
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._tx() as conn:
-            rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
+        """One read statement. In autocommit: no BEGIN and COMMIT round trips around it (a
+        search makes a few dozen reads)."""
+        self._check_open()
+        with utf8_only(), self._pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
+            finally:
+                conn.autocommit = False  # back to the pool as it came
             return rows
 
     @contextmanager

@@ -38,14 +38,23 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
     Args:
         path: the database file (created with its folder if missing), or ":memory:".
         synchronous: "FULL" (survives OS crashes) or "NORMAL" (survives process crashes).
+        read_only: open an existing store for reading only, beside the process that owns it
+            (SQLite's WAL lets readers see each committed write while another process
+            writes); every write raises StorageError.
     """
 
     persistent = True
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", read_only: bool = False
+    ) -> None:
         self.path = str(path)
+        self.read_only = read_only
         if synchronous not in ("FULL", "NORMAL"):
             raise StorageError(f"synchronous={synchronous!r}: use 'FULL' or 'NORMAL'")
+        if read_only:
+            self._open_read_only()
+            return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -90,6 +99,31 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
                 " SET value = excluded.value",
                 (key, value),
+            )
+
+    def _open_read_only(self) -> None:
+        # This handle writes nothing, so nothing of its own persists: engine code that records
+        # state on close (a clean shutdown flag) skips it.
+        self.persistent = False
+        self._lock = threading.RLock()
+        self._closed = False
+        self._fts_secure = False
+        if not Path(self.path).is_file():
+            raise StorageError(f"no memory store at {self.path} to open read-only")
+        try:
+            uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self._db.isolation_level = None
+            self._db.execute("PRAGMA busy_timeout=5000")
+            version = self.get_meta("schema_version")
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(
+                f"cannot open the SQLite store at {self.path} read-only: {exc}"
+            ) from exc
+        if version != SCHEMA_VERSION:
+            raise StorageError(
+                f"{self.path} has store schema {version}; this version of sage_memory reads "
+                f"{SCHEMA_VERSION}"
             )
 
     def get_meta(self, key: str) -> str | None:

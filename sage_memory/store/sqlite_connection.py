@@ -21,6 +21,7 @@ class SQLiteConnection:
     """One shared connection under a lock; SQLite serialises writers anyway."""
 
     path: str
+    read_only: bool = False
     _db: sqlite3.Connection
     _lock: threading.RLock
     _closed: bool
@@ -35,6 +36,12 @@ class SQLiteConnection:
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._check_open()
+            if self.read_only:
+                raise StorageError(
+                    f"{self.path} is open read-only (another process owns the folder); "
+                    "write through the owner, wait for it (the CLI's --wait SECONDS), or use "
+                    "server mode (PostgreSQL) for many writers"
+                )
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db

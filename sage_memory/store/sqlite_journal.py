@@ -14,7 +14,7 @@ from sage_memory.types import Change, Scope
 
 
 class SQLiteJournal(SQLiteConnection):
-    """``journal``, ``purge_journal``, ``rewrite_journal``, ``erase_index_copies`` and
+    """``journal``, ``purge_journal``, ``rewrite_journal``, ``erase_deleted`` and
     ``partitions``."""
 
     def journal(
@@ -63,30 +63,21 @@ class SQLiteJournal(SQLiteConnection):
         with utf8_only(), self._tx() as db:
             db.executemany("UPDATE journal SET before = ?, after = ? WHERE seq = ?", rows)
 
-    def erase_index_copies(self, *, scopes: bool) -> None:
-        """Rebuild the indexes whose pages may still hold copies of deleted keys.
+    def erase_deleted(self) -> None:
+        """Rewrite the database file (VACUUM) so that no byte of deleted rows remains.
 
-        ``secure_delete`` zeroes a deleted row, but a b-tree's interior pages keep copies of
-        some keys as dividers until the tree is rebalanced: a deleted node's name (in
-        ``node_names``) or, after a whole partition went, its scope key (the user id) could stay
-        in the file. Rebuilding an index frees (and so zeroes) its old pages. ``scopes`` also
-        rebuilds the indexes keyed by scope (after ``delete_all``); the name index is always
-        rebuilt. Cost: proportional to the rebuilt indexes.
+        ``secure_delete`` zeroes a deleted cell, but not every copy SQLite made of it: interior
+        pages of an index keep some keys as dividers (a user id, a node name), and rebalancing
+        a table's pages leaves old cell bytes in the free space of live pages (seen in the
+        journal's pages after ``delete_all``). Only rebuilding the file removes them all.
+        Cost: proportional to the file's size; the engine calls it once per delete.
         """
-        names = ["node_names_by_key"]
-        if scopes:
-            names += [
-                "memories_by_scope",
-                "nodes_by_scope",
-                "edges_by_scope",
-                "journal_by_scope",
-                "access_by_scope",
-                "suggestions",  # its UNIQUE (scope_key, key) index and suggestions_by_status
-            ]
         with self._lock:
             self._check_open()
-            for name in names:
-                self._db.execute(f"REINDEX {name}")
+            self._db.execute("VACUUM")
+            # VACUUM goes through the WAL in WAL mode: copy it back now, so the old frames (and
+            # the deleted bytes in them) leave the WAL file too.
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def partitions(self) -> list[Scope]:
         rows = self._rows(

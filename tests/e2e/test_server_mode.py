@@ -206,3 +206,56 @@ def test_processes_adding_updating_deleting_and_evolving_stay_consistent(url: st
             assert record_from_dict(chain[-1].entity, chain[-1].after or {}) == row
     finally:
         mem.close()
+
+
+def test_pg_dump_restores_into_a_working_memory(postgres_url: str, url: str) -> None:
+    """The README's backup recipe: pg_dump of the memory's schema, restored with psql into a
+    database that has the vector extension, opens as the same memory."""
+    import shutil
+    from pathlib import Path
+
+    import psycopg
+
+    from sage_memory.postgres import split_schema
+
+    try:
+        import pgserver
+
+        bin_dir = Path(pgserver.__file__).parent / "pginstall" / "bin"
+    except ImportError:  # pragma: no cover - a server of your own: its tools on PATH
+        bin_dir = Path(shutil.which("pg_dump") or "pg_dump").parent
+    if not (bin_dir / "pg_dump").exists():
+        pytest.skip("pg_dump is not installed here")
+    with SageMemory(url=url, embedder="hashing") as mem:
+        mem.add("Alice lives in Paris", user_id="alice")
+        mem.add("Bob works at Acme", user_id="bob")
+        before = {m.id: m.text for u in ("alice", "bob") for m in mem.get_all(user_id=u)}
+    plain, schema = split_schema(url)
+    target_db = "restore_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {target_db}")
+    from urllib.parse import urlsplit, urlunsplit
+
+    target = urlunsplit(urlsplit(plain)._replace(path=f"/{target_db}"))
+    with psycopg.connect(target, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION vector")
+    dump = subprocess.run(
+        [str(bin_dir / "pg_dump"), "--schema", schema, "--dbname", plain],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    subprocess.run(
+        [str(bin_dir / "psql"), "--quiet", "--set", "ON_ERROR_STOP=1", "--dbname", target],
+        input=dump,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    sep = "&" if "?" in target else "?"
+    with SageMemory(url=f"{target}{sep}schema={schema}", embedder="hashing") as copy:
+        after = {m.id: m.text for u in ("alice", "bob") for m in copy.get_all(user_id=u)}
+        assert after == before
+        hits = copy.search("where does alice live", user_id="alice").memories
+        assert hits[0].text == "Alice lives in Paris"
+        copy.add("Alice moved to Rome", user_id="alice")  # and it takes writes

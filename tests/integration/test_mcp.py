@@ -194,4 +194,4 @@ async def test_console_command_serves_over_stdio(tmp_path: Path) -> None:
         found = await call(client, "search_nodes", {"query": "marathon"})
         assert names(found) == ["Kim"]
     with open_memory(tmp_path / "mcp") as mem:  # the data is in the folder the env named
-        assert [m.text for m in mem.get_all(user_id="alice")][-1] == "Runs marathons"
+        assert [m.text for m in mem.get_all(user_id="alice")][-1] == "Kim: Runs marathons"
