@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import (
     DATA,
-    RESULTS,
+    GRAPH_ABLATIONS,
     CachedMiniLM,
     Doc,
     Probe,
@@ -40,9 +40,10 @@ from common import (
     recall_table,
     rrf_system,
     sage_run,
+    save_report,
+    saved_runs,
     stamp,
     timed,
-    write_section,
 )
 
 BEAM = DATA / "beam_dev"
@@ -50,8 +51,8 @@ KS = (5, 10, 20)
 CHUNK = 8000
 SECTION = "## Long technical chats (BEAM dev)"
 _MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
-ABLATIONS: dict[str, dict[str, float]] = {
-    "without graph and entity evidence": {"graph": 0.0, "entity": 0.0},
+ABLATIONS: dict[str, dict[str, Any]] = {
+    **GRAPH_ABLATIONS,
     "without neighbouring turns": {"neighbour": 0.0},
 }
 
@@ -203,6 +204,10 @@ def section(report: dict[str, Any]) -> str:
         ),
         "",
     ]
+    saved = saved_runs("beam", _describe)
+    if saved:
+        lines += ["Runs kept side by side (sage and dense R@10, sage current first):", "", *saved]
+        lines.append("")
     if report["ablations"]:
         lines += [
             "Ablations (same stores, one part off), overall R@5/10/20: "
@@ -215,18 +220,39 @@ def section(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _describe(d: dict[str, Any]) -> str:
+    res = d["results"]
+    text = (
+        f"sage R@10 {res['sage']['overall']['R@10']}, dense R@10 "
+        f"{res['dense']['overall']['R@10']}, current first {res['sage']['current_first_pct']}%"
+    )
+    for name in GRAPH_ABLATIONS:
+        if name in d.get("ablations", {}):
+            text += f"; {name} R@10 {d['ablations'][name]['overall']['R@10']}"
+    return text
+
+
+def write_readme(report: dict[str, Any]) -> None:
+    """This benchmark's section of bench/README.md, between generated-section markers."""
+    from sections import BENCH_README, write_section
+
+    write_section(BENCH_README, "beam-recall", ".venv/bin/python bench/beam.py", section(report))
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--chats", nargs="*", help="chat folder names (default: all ten)")
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--save-as", help="also keep this run as bench/results/beam_<NAME>.json")
     args = ap.parse_args(argv)
     report = run(args)
     print(overall_table(report))
+    for name, res in report["ablations"].items():
+        print(f"{name}: {res['overall']}")
     if not args.no_write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "beam.json").write_text(json.dumps(report, indent=2) + "\n")
-        write_section(SECTION, section(report))
+        save_report("beam", report, args.save_as)
+        write_readme(report)
 
 
 if __name__ == "__main__":

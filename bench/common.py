@@ -358,28 +358,73 @@ def write_section(section: str, body: str) -> None:
     README.write_text(text)
 
 
+#: The graph ablations every retrieval benchmark prints: the graph channel off, and the
+#: associative walk replaced by the older BFS provenance score.
+GRAPH_ABLATIONS: dict[str, dict[str, Any]] = {
+    "without graph and entity evidence": {"graph": 0.0, "entity": 0.0},
+    "without associative walk (BFS graph instead)": {"walk": False},
+}
+
+
+def save_report(bench: str, report: dict[str, Any], save_as: str | None = None) -> None:
+    """Write ``bench/results/<bench>.json`` (and ``<bench>_<save_as>.json`` when asked)."""
+    import json
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(report, indent=2) + "\n"
+    (RESULTS / f"{bench}.json").write_text(text)
+    if save_as:
+        (RESULTS / f"{bench}_{save_as}.json").write_text(text)
+
+
+def saved_runs(bench: str, describe: Callable[[dict[str, Any]], str]) -> list[str]:
+    """One line per run kept with ``--save-as`` (``bench/results/<bench>_<NAME>.json``)."""
+    import json
+
+    lines = []
+    for path in sorted(RESULTS.glob(f"{bench}_*.json")):
+        d = json.loads(path.read_text())
+        name = path.stem.removeprefix(f"{bench}_")
+        lines.append(
+            f"- saved run `{name}` (commit {d.get('commit', '?')}, {d.get('when', '?')}): "
+            f"{describe(d)}"
+        )
+    return lines
+
+
 def replace_weights(mem: Any, **changes: Any) -> Any:
     """Fusion weights of ``mem`` with some switched off, for ablations."""
     return dataclasses.replace(mem.retriever.weights, **changes)
 
 
-def ablated(run: SageRun, changes: dict[str, Any]) -> Search:
-    """``run``'s search with some fusion weights changed (same store, same queries)."""
+def ablated_results(run: SageRun, changes: dict[str, Any]) -> Callable[..., Any]:
+    """``run``'s search with some fusion weights changed, returning the whole
+    RetrievalResult (``as_of`` may be given)."""
     from sage_memory.types import Scope
 
     mem = run.mem
     weights = replace_weights(mem, **changes)
 
-    def search(q: str, k: int) -> list[str]:
-        res = mem.retriever.search(
+    def search(q: str, k: int, as_of: datetime | None = None) -> Any:
+        return mem.retriever.search(
             q,
             Scope(run.user_id),
             limit=k,
-            as_of=None,
+            as_of=as_of,
             context_tokens=mem.config.retrieve.context_tokens,
             now=mem.now(),
             weights=weights,
         )
+
+    return search
+
+
+def ablated(run: SageRun, changes: dict[str, Any]) -> Search:
+    """``run``'s search with some fusion weights changed (same store, same queries)."""
+    results = ablated_results(run, changes)
+
+    def search(q: str, k: int) -> list[str]:
+        res = results(q, k)
         return [run.by_memory[h.id] for h in res.memories if h.id in run.by_memory]
 
     return search

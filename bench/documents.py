@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import (
     DATA,
-    RESULTS,
+    GRAPH_ABLATIONS,
     CachedMiniLM,
     Doc,
     Probe,
@@ -36,16 +36,17 @@ from common import (
     recall_table,
     rrf_system,
     sage_run,
+    save_report,
+    saved_runs,
     stamp,
     timed,
-    write_section,
 )
 
 HOTPOT = DATA / "hotpotqa_subset"
 KS = (2, 5, 10)
 SECTION = "## Multi-hop documents (HotpotQA subset)"
-ABLATIONS: dict[str, dict[str, float]] = {
-    "without graph and entity evidence": {"graph": 0.0, "entity": 0.0},
+ABLATIONS: dict[str, dict[str, Any]] = {
+    **GRAPH_ABLATIONS,
     "without lexical": {"lexical": 0.0},
     "without dense": {"dense": 0.0},
 }
@@ -121,6 +122,9 @@ def section(report: dict[str, Any]) -> str:
         recall_table(report["results"], KS),
         "",
     ]
+    saved = saved_runs("documents", _describe)
+    if saved:
+        lines += ["Runs kept side by side (sage R@2/5/10; graph ablations R@5):", "", *saved, ""]
     if report["ablations"]:
         lines += [
             "Ablations (same store, one channel off):",
@@ -133,21 +137,39 @@ def section(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _describe(d: dict[str, Any]) -> str:
+    o = d["results"]["sage"]["overall"]
+    text = "/".join(str(o[f"R@{k}"]) for k in KS)
+    for name in GRAPH_ABLATIONS:
+        if name in d.get("ablations", {}):
+            text += f"; {name} R@5 {d['ablations'][name]['overall']['R@5']}"
+    return text
+
+
+def write_readme(report: dict[str, Any]) -> None:
+    """This benchmark's section of bench/README.md, between generated-section markers."""
+    from sections import BENCH_README, write_section
+
+    write_section(
+        BENCH_README, "hotpotqa-recall", ".venv/bin/python bench/documents.py", section(report)
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--limit", type=int, default=0, help="first N questions only")
     ap.add_argument("--no-extract", action="store_true", help="store passages with infer=False")
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--save-as", help="also keep this run as bench/results/documents_<NAME>.json")
     args = ap.parse_args(argv)
     report = run(args)
     print(recall_table(report["results"], KS))
     for name, res in report["ablations"].items():
         print(f"{name}: {res['overall']}")
     if not args.no_write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "documents.json").write_text(json.dumps(report, indent=2) + "\n")
-        write_section(SECTION, section(report))
+        save_report("documents", report, args.save_as)
+        write_readme(report)
 
 
 if __name__ == "__main__":

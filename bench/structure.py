@@ -38,12 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import (
+    GRAPH_ABLATIONS,
     HERE,
     RESULTS,
     CachedMiniLM,
     Doc,
     Probe,
     Tally,
+    ablated_results,
     bm25_system,
     dense_system,
     percentiles,
@@ -157,6 +159,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     current[s.name].append(
                         first_value([text_of[i] for i in top], q) == q["current"]
                     )
+        ablations: dict[str, dict[str, Any]] = {}
+        if not args.no_ablations:
+            for name, changes in GRAPH_ABLATIONS.items():
+                search = ablated_results(sage, changes)
+                hits: list[bool] = []
+                cur: list[bool] = []
+                t = Tally((K,))
+                for q in questions:
+                    at = parse_time(q["as_of"]) if q.get("as_of") else None
+                    res = search(q["question"], K, as_of=at)
+                    found = [sage.by_memory[h.id] for h in res.memories if h.id in sage.by_memory]
+                    hits.append(answered(res.context, q))
+                    if q.get("evidence"):
+                        t.add(Probe(q["question"], frozenset(q["evidence"]), q["type"]), found)
+                    if q.get("current"):
+                        cur.append(first_value([text_of[i] for i in found], q) == q["current"])
+                ablations[name] = {
+                    "answer_in_context_pct": round(100 * sum(hits) / len(hits), 1),
+                    "evidence_R@10": t.summary()["overall"]["R@10"],
+                    "current_first_pct": round(100 * sum(cur) / max(1, len(cur)), 1),
+                }
         sage.mem.close()
     systems: dict[str, Any] = {}
     for name, types in by_type.items():
@@ -177,6 +200,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "focus_passed": takes_focus,
         "latency_ms": percentiles(latency),
         "results": systems,
+        "ablations": ablations,
         **stamp(),
     }
 
@@ -217,6 +241,19 @@ def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
         tables(report),
         "",
     ]
+    if report.get("ablations"):
+        lines += [
+            "Ablations (same store and questions, one part changed; focus not passed):",
+            "",
+            "| variant | answer in context | evidence R@10 | current value first |",
+            "|---|---|---|---|",
+        ]
+        for name, r in report["ablations"].items():
+            lines.append(
+                f"| {name} | {r['answer_in_context_pct']}% | {r['evidence_R@10']} | "
+                f"{r['current_first_pct']}% |"
+            )
+        lines.append("")
     for name, old in saved.items():
         s = old["results"]["sage"]
         lines.append(
@@ -233,9 +270,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--save-as", help="also keep this run as bench/results/structure_<NAME>.json")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--no-ablations", action="store_true")
     args = ap.parse_args(argv)
     report = run(args)
     print(tables(report))
+    for name, res in report["ablations"].items():
+        print(f"{name}: {res}")
     if args.no_write:
         return
     RESULTS.mkdir(parents=True, exist_ok=True)

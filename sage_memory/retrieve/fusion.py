@@ -52,6 +52,9 @@ class Weights:
             about the past or a time).
         mmr_lambda: relevance vs novelty in MMR (1.0 = off).
         mode: "linear" (weighted sum) or "rrf" (reciprocal-rank fusion of the channels).
+        walk: the graph feature is the associative walk's PageRank mass on the memory
+            (:mod:`sage_memory.retrieve.walk`); False falls back to the provenance of the
+            nodes and facts near the linked nodes (the BFS), for comparison.
     """
 
     dense: float = 0.65
@@ -67,6 +70,7 @@ class Weights:
     expired: float = 0.3
     mmr_lambda: float = 1.0
     mode: Literal["linear", "rrf"] = "linear"
+    walk: bool = True
 
 
 #: Named weightings. "balanced" is the default (``RetrieveConfig.preset``).

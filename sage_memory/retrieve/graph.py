@@ -8,17 +8,25 @@ longer hold at the time the query asks about are marked superseded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sage_memory.config import RetrieveConfig
 from sage_memory.index.base import VectorIndex
-from sage_memory.retrieve.expand import EdgeFilter, Expansion, Neighbourhood, bfs, local_ppr
+from sage_memory.retrieve.expand import (
+    EXPIRED_FACTOR,
+    EdgeFilter,
+    Expansion,
+    Neighbourhood,
+    bfs,
+    local_ppr,
+)
 from sage_memory.retrieve.fusion import Weights
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
+from sage_memory.retrieve.walk import StoreGraph, associate, specificity, walk_seeds
 from sage_memory.types import Edge, Node, Scope, Vector
 
 #: A fact that no longer holds demotes its memories only when it is this relevant to the query
@@ -26,8 +34,6 @@ from sage_memory.types import Edge, Node, Scope, Vector
 SUPERSEDED_MIN = 0.25
 #: Nodes read (for names and provenance) besides the linked ones.
 GRAPH_NODES = 40
-#: A node supported by more memories than this is a hub: its weight is shared among them.
-HUB_MEMORIES = 25
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +66,10 @@ class GraphEvidence:
     memory_why: dict[str, Node | Edge] = field(default_factory=dict)
     entity: dict[str, float] = field(default_factory=dict)
     superseded: set[str] = field(default_factory=set)
+    # memory id -> associative-walk PageRank mass, scaled to the best (in [0, 1])
+    walk: dict[str, float] = field(default_factory=dict)
+    # nodes whose links the walk read: its footprint
+    walk_read: int = 0
 
 
 def gather(ask: Ask, words: WordSeeds, index: VectorIndex, config: RetrieveConfig) -> GraphEvidence:
@@ -111,6 +121,33 @@ def gather(ask: Ask, words: WordSeeds, index: VectorIndex, config: RetrieveConfi
     return g
 
 
+def recall(
+    ask: Ask,
+    g: GraphEvidence,
+    dense: Sequence[tuple[str, float]],
+    lexical: Sequence[tuple[str, float]],
+    config: RetrieveConfig,
+) -> None:
+    """Associative recall: PageRank pushed from the linked entities and the best dense and
+    lexical memories through memories and entities (:mod:`sage_memory.retrieve.walk`); the
+    mass on memories goes to ``g.walk``."""
+    seeds = walk_seeds(g.linked, dense, lexical)
+    if not seeds:
+        return
+    graph = StoreGraph(
+        ask.store,
+        ask.scope,
+        EdgeFilter(min_confidence=config.min_confidence, at=ask.as_of),
+        max_fanout=config.max_fanout,
+    )
+    graph.add_nodes([ln.node for ln in g.linked])
+    g.walk, result = associate(graph, seeds)
+    g.walk_read = len(result.read)
+    # A memory whose facts no longer hold lends the walk less, as an expired fact does.
+    for mid in g.superseded & g.walk.keys():
+        g.walk[mid] *= EXPIRED_FACTOR
+
+
 def _provenance(g: GraphEvidence) -> None:
     """Provenance: the memories behind the nodes and facts the graph reached."""
     for ln in g.linked:
@@ -139,11 +176,6 @@ def _provenance(g: GraphEvidence) -> None:
                 g.memory_why[mid] = e
     # Memories whose every fact no longer holds (or did not hold at the asked time).
     g.superseded = held - holds
-
-
-def specificity(node: Node) -> float:
-    """1 for a node a few memories support; less for a hub, in proportion."""
-    return min(1.0, HUB_MEMORIES / max(1, len(node.memory_ids)))
 
 
 def _holds(e: Edge, plan: QueryPlan, as_of: datetime | None, now: datetime) -> bool:

@@ -38,13 +38,19 @@ def rank_memories(
     lex_top = max((s for _, s in lexical), default=0.0) or 1.0
     lex = {i: s / lex_top for i, s in lexical}
     cos = dict(dense)
-    graph_feat = g.memory_score
+    graph_feat = graph_feature(g, w.walk)
     pool = list(dict.fromkeys([*cos, *lex]))
-    # Memories only the graph found join when what found them is specific enough.
-    evidence = {i: f + g.entity.get(i, 0.0) for i, f in graph_feat.items()}
+    if w.walk:
+        # The walk's best memories that no word channel found join as candidates.
+        evidence = graph_feat
+        floor = 0.0
+    else:
+        # Memories only the graph found join when what found them is specific enough.
+        evidence = {i: f + g.entity.get(i, 0.0) for i, f in graph_feat.items()}
+        floor = GRAPH_MIN
     extra = sorted(
-        (i for i, v in evidence.items() if v >= GRAPH_MIN and i not in cos and i not in lex),
-        key=lambda i: -evidence[i],
+        (i for i, v in evidence.items() if v > floor and i not in cos and i not in lex),
+        key=lambda i: (-evidence[i], i),
     )
     pool += extra[: config.seeds_per_channel]
     if not pool:
@@ -115,6 +121,12 @@ def rank_memories(
     return sorted(hits, key=lambda h: -h.score)
 
 
+def graph_feature(g: GraphEvidence, walk: bool) -> Mapping[str, float]:
+    """The graph channel of each memory: the associative walk's mass, or (``walk=False``) the
+    weight of the nodes and facts near the linked nodes that it supports."""
+    return g.walk if walk else g.memory_score
+
+
 def _same_conversation(
     adjacent: Mapping[str, tuple[str | None, str | None]], memories: Mapping[str, Memory]
 ) -> dict[str, tuple[str | None, str | None]]:
@@ -165,7 +177,7 @@ def _columns(
     return {
         "dense": np.maximum(dense, 0.0),
         "lexical": np.array([lex.get(m, 0.0) for m in mids]),
-        "graph": np.array([g.memory_score.get(m, 0.0) for m in mids]),
+        "graph": np.array([graph_feature(g, w.walk).get(m, 0.0) for m in mids]),
         "entity": np.array([g.entity.get(m, 0.0) for m in mids]),
         "author": np.array([author_match(memories[m], ask.plan) for m in mids]),
         "time": np.array([time_match(memories[m], ask.plan) for m in mids]),
@@ -206,7 +218,7 @@ def _channels(
         ("dense", mid in in_dense),
         ("lexical", mid in lex),
         ("entity", f.entity > 0),
-        ("graph", mid in g.memory_score),
+        ("graph", mid in g.memory_score or g.walk.get(mid, 0.0) > 0),
         ("neighbour", lifted),
         ("time", f.time > 0),
     )
@@ -229,6 +241,8 @@ def _why(
         bits.append(f"lexical (bm25 {lex[mid]:.2f} of best)")
     if mid in g.memory_why:
         bits.append(f"graph: {graph_reason(g, g.memory_why[mid])}")
+    if g.walk.get(mid, 0.0) > 0:
+        bits.append(f"associative walk ({g.walk[mid]:.2f} of best)")
     if f.author:
         bits.append("said by a person the query names")
     if f.time:

@@ -5,8 +5,11 @@ One search, in order:
 1. read the query (names, time window, tense, structure question) and embed it;
 2. seeds: the nearest memories (dense), the best BM25 memories (lexical), and the nodes the
    query names (entity linking);
-3. graph: a bounded BFS and a local-push personalized PageRank from the linked nodes; the
-   memories behind the nodes and facts reached (provenance) join the candidates;
+3. graph: a bounded BFS and a local-push personalized PageRank from the linked nodes (the
+   facts and nodes of the answer); then the associative walk (``retrieve/walk.py``): a
+   PageRank pushed lazily through memories and the entities they mention, seeded from the
+   linked nodes and the best dense and lexical memories; its mass on memories is the graph
+   channel, and the memories only it reached join the candidates;
 4. conversation: the previous and next turn of the best candidates (same scope and run);
 5. fusion: weighted features (or RRF) per the preset, plus the best adjacent turn's score,
    the query's time window, and a penalty for memories whose facts were superseded; MMR;
@@ -38,7 +41,7 @@ from sage_memory.retrieve import focus as fc
 from sage_memory.retrieve import kinds
 from sage_memory.retrieve.answer import StructureView, structure_view
 from sage_memory.retrieve.fusion import Weights, check_weights, preset
-from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text
+from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text, recall
 from sage_memory.retrieve.query import analyze
 from sage_memory.retrieve.ranking import rank_memories
 from sage_memory.retrieve.reader import GraphReader
@@ -145,6 +148,8 @@ class Retriever:
             words = fc.with_seeds(words, focus)
         ask = Ask(store, scope, plan, qvec, w, self._width(limit, focus, kind, rerank), as_of, now)
         graph = gather(ask, words, self.index, self.config)
+        if w.walk and w.graph > 0:
+            recall(ask, graph, dense, words.memories, self.config)
         hits = rank_memories(ask, dense, words.memories, graph, self.config)
         near = None
         if focus is not None:

@@ -85,3 +85,8 @@ class RunView:
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         return self._store.get_vectors(ids)
+
+    def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        # A node that lists a memory of the run is visible to the run by definition.
+        self._check(memory_ids)
+        return self._store.memory_nodes(scope, [m for m in memory_ids if self._visible[m]])

@@ -110,6 +110,12 @@ class GraphStore(Protocol):
         """Nodes and edges that list ``memory_id`` in their provenance."""
         ...
 
+    def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each of ``memory_ids`` that some node of ``scope``'s partition lists in its
+        provenance: the ids of those nodes (the entities the memory mentions). Batched: the
+        associative walk steps from memories to their entities with it."""
+        ...
+
     def adjacent_memories(
         self, scope: Scope, memory_ids: Sequence[str]
     ) -> dict[str, tuple[str | None, str | None]]:

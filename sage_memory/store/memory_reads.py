@@ -125,6 +125,20 @@ class InMemoryReads(InMemoryData):
         edges = self.get_edges(scope, [i for kind, i in links if kind == "edge"])
         return nodes, edges
 
+    def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        part = self._parts.get(scope.partition.key)
+        if part is None:
+            return {}
+        g = part.graph
+        out: dict[str, list[str]] = {}
+        with self._lock:
+            for mid in memory_ids:
+                ids = [i for kind, i in self._provenance.get(mid, ()) if kind == "node"]
+                ids = sorted(i for i in ids if i in g and "record" in g.nodes[i])
+                if ids:
+                    out[mid] = ids
+        return out
+
     def adjacent_memories(
         self, scope: Scope, memory_ids: Sequence[str]
     ) -> dict[str, tuple[str | None, str | None]]:

@@ -148,6 +148,19 @@ class PostgresReads(PostgresConnection):
         edge_ids = [r[1] for r in rows if r[0] == "edge"]
         return self.get_nodes(scope, node_ids), self.get_edges(scope, edge_ids)
 
+    def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        if not memory_ids:
+            return {}
+        rows = self._rows(
+            "SELECT p.memory_id, p.entity_id FROM provenance p JOIN nodes n ON n.id = p.entity_id"
+            " WHERE p.memory_id = ANY(%s) AND p.entity = 'node' AND n.scope_key = %s",
+            (list(memory_ids), scope.partition.key),
+        )
+        out: dict[str, list[str]] = {}
+        for mid, nid in rows:
+            out.setdefault(mid, []).append(nid)
+        return out
+
     def adjacent_memories(
         self, scope: Scope, memory_ids: Sequence[str]
     ) -> dict[str, tuple[str | None, str | None]]:

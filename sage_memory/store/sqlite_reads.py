@@ -166,6 +166,20 @@ class SQLiteReads(SQLiteConnection):
         edge_ids = [r[1] for r in rows if r[0] == "edge"]
         return self.get_nodes(scope, node_ids), self.get_edges(scope, edge_ids)
 
+    def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for chunk in chunks(memory_ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self._rows(
+                "SELECT p.memory_id, p.entity_id FROM provenance p JOIN nodes n"
+                f" ON n.id = p.entity_id WHERE p.memory_id IN ({marks}) AND p.entity = 'node'"
+                " AND +n.scope_key = ?",
+                (*chunk, scope.partition.key),
+            )
+            for mid, nid in rows:
+                out.setdefault(mid, []).append(nid)
+        return out
+
     def adjacent_memories(
         self, scope: Scope, memory_ids: Sequence[str]
     ) -> dict[str, tuple[str | None, str | None]]:

@@ -183,6 +183,25 @@ class GraphStoreContract:
         write(store, (e, None))
         assert store.derived_from(ALICE, m2.id)[1] == []
 
+    def test_memory_nodes_lists_the_entities_of_each_memory_in_scope(
+        self, store: GraphStore
+    ) -> None:
+        m1, m2, m3 = memory("one"), memory("two"), memory("three")
+        a = node("a", memory_ids=(m1.id,))
+        b = node("b", memory_ids=(m1.id, m2.id))
+        theirs = memory("four", BOB)
+        c = node("c", BOB, memory_ids=(theirs.id, m1.id))  # names an id from another scope
+        write(store, (None, m1), (None, m2), (None, m3), (None, theirs))
+        write(store, (None, a), (None, b), (None, c))
+        found = store.memory_nodes(ALICE, [m1.id, m2.id, m3.id, "missing"])
+        assert {k: sorted(v) for k, v in found.items()} == {
+            m1.id: sorted([a.id, b.id]),
+            m2.id: [b.id],
+        }
+        assert store.memory_nodes(BOB, [theirs.id, m1.id]) == {theirs.id: [c.id], m1.id: [c.id]}
+        write(store, (a, None))
+        assert store.memory_nodes(ALICE, [m1.id]) == {m1.id: [b.id]}
+
     def test_delete_node_and_edges(self, store: GraphStore) -> None:
         a, b = node("a"), node("b")
         ab = edge(a, b)
