@@ -298,6 +298,17 @@ class ArgReader:
             while k < e and toks[k].pos not in (NOUN, PROPN, CODE, PRON, ADJ, DET, POSS, NUM):
                 k += 1
             return self._coordinated_nps(toks, k, e) if k < e else []
+        # "X is a Y" before a reduced relative ("... is a recipe website built with Flask"):
+        # Y is X, so the argument is the subject, not the whole copular clause
+        copula = next((k for k in range(s + 1, e) if toks[k].pos == AUX), None)
+        if (
+            copula is not None
+            and toks[copula].lemma == "be"
+            and copula + 1 < e
+            and toks[copula + 1].pos in (DET, POSS)
+            and toks[s].pos in (NOUN, PROPN, CODE, DET, ADJ)
+        ):
+            return self._coordinated_nps(toks, s, copula)
         if any(toks[k].pos == AUX for k in range(s, e)) and clause_ok:
             return [self._clause(toks, s, e)]
         return self._coordinated_nps(toks, s, e)

@@ -338,6 +338,21 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         )
     ):
         tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
+    # "Project Osprey is ...", "Team Heron shipped ...": a capitalised opening word before a
+    # name, both before the verb, is the first word of a title-case name (not an imperative
+    # "Call Bob", which a verb of the name's own does not follow)
+    if (
+        len(tokens) > 2
+        and tokens[0].pos in (NOUN, VERB)
+        and tokens[0].text[:1].isupper()
+        and tokens[1].pos == PROPN
+        and tokens[1].text[:1].isupper()
+        and (
+            tokens[2].pos in (AUX, MODAL, NEG)
+            or (tokens[2].pos == VERB and tokens[2].inflected in ("s", "ed"))
+        )
+    ):
+        tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
     # "Rust on the gate comes from ...": an opening word is the subject's noun, not an
     # imperative, when a third-person verb follows it in the same clause
     first = tokens[0] if tokens else None

@@ -304,3 +304,12 @@ def test_no_junk_edges_from_conditions_time_phrases_and_asides(text: str) -> Non
     found = edges(text)
     assert not any(r == "CAUSES" for _, r, _, _ in found)
     assert not any(t in ("lima", "choice", "2019") for _, _, t, _ in found)
+
+
+def test_a_title_case_name_before_a_copula_is_a_name_not_a_clause() -> None:
+    """Regression: "Project X is a Y built with Z" made the whole clause "project X is a Y" a
+    task node (the opening "Project" read as an imperative verb)."""
+    found = edges("Project Lantern is a budgeting app built with Svelte.")
+    names = {name for s, _, t, _ in found for name in (s, t)}
+    assert not any(" is " in name for name in names), found
+    assert any(r == "USES" and t == "svelte" for _, r, t, _ in found), found
