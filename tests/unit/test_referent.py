@@ -45,7 +45,7 @@ def test_write_time_resolution_keeps_two_javas_and_two_springfields_apart() -> N
     # both Java sentences share one).
     with SageMemory() as mem:
         mem.add("The backend is written in Java.", user_id="u")
-        mem.add("Java is the most populous island in Indonesia.", user_id="u")
+        mem.add("Java is an island of Indonesia.", user_id="u")  # a sentence both extractors read
         mem.add("My aunt lives in Springfield, Illinois.", user_id="u")
         mem.add("The basketball hall of fame is in Springfield, Massachusetts.", user_id="u")
         mem.add("Alice lives in Paris.", user_id="u")
