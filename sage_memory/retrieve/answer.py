@@ -86,8 +86,17 @@ def _plan_lines(
 ) -> None:
     name = node.name
     if st.tasks_of(store, scope, node.id, at):
+        # A project's plan, each step with what it needs: "what next on the backend?" asked
+        # of the project wants the step's resources too, not only its place in the order.
         for i, step in enumerate(st.next_steps(store, scope, node.id, at=at), 1):
-            b.add(f"- {i}. {step.node.name}{_status(step)}{_src(step)}", step, f"task of {name}")
+            needs = st.requirements(store, scope, step.node.id, at=at)
+            uses = f"; needs {', '.join(s.node.name for s in needs)}" if needs else ""
+            b.add(
+                f"- {i}. {step.node.name}{_status(step)}{uses}{_src(step)}",
+                step,
+                f"task of {name}",
+            )
+            b.edges.update((s.edge.id, s.edge) for s in needs if s.edge is not None)
         return
     before = st.predecessors(store, scope, node.id, transitive=kind != "requires", at=at)
     after = st.successors(store, scope, node.id, transitive=kind == "after", at=at)

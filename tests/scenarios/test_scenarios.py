@@ -69,12 +69,6 @@ def before(text: str, first: str, then: str) -> bool:
 # -- 1. project plan ----------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with 14 unrelated memories in the scope the plan's resource (FastAPI) is missing "
-    "from 'Next steps' (the memory itself still ranks first): a retrieval weakness the "
-    "distractors exposed, left for the retriever's owners",
-)
 def test_project_plan_next_step_prerequisite_and_resource(
     env: tuple[SageMemory, ManualClock],
 ) -> None:
