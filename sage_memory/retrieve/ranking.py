@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from sage_memory.config import RetrieveConfig
+from sage_memory.retrieve.current import current_first, historical, reference_time
 from sage_memory.retrieve.features import author_match, freshness, time_match
 from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, smooth
 from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
@@ -90,6 +91,10 @@ def rank_memories(
     # The time window counts after smoothing: a turn is not "in June" for its neighbour.
     final = smoothed + w.time * cols["time"]
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}
+    if not historical(ask.plan):
+        # A later statement of the same thing before an earlier one (current value first).
+        when = reference_time(ask.plan, as_of, ask.now)
+        scores = current_first(scores, memories, vectors, ask.qvec, ask.plan, when)
     ranked = sorted(scores, key=lambda i: (-scores[i], i))
     lam = min(config.mmr_lambda, w.mmr_lambda)
     chosen = mmr(ranked[: limit * 3], scores, vectors, lam, limit)
