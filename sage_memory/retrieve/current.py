@@ -1,17 +1,17 @@
 """Current value first: a later statement of the same thing ranks above an earlier one.
 
-A fact that changes ("Aiko works from Berlin", later "Aiko signed a lease in Porto") leaves
+A fact that changes ("Ines works from the Lyon office", later "Ines rents a flat in Ghent") leaves
 several memories that answer the same question, each stating the value of its time. The graph
 orders them when the extractor read the fact (an expired edge demotes its memory, see
 ``Weights.expired``); this works from the text alone, so it holds for phrasings no extractor
 read.
 
-Among the best candidates, two memories are *statements of one slot* when they are near
-paraphrases of each other (their vectors are close), both answer the query about as well as the
-best candidate does, and they name the same of the query's names (so a twin team's note is never
-mixed in). In each group of such statements the scores the group holds are handed out again
-in world-time order: the latest statement gets the best score. The set of memories returned
-does not change, only their order inside a group.
+Among the memories a search returns (after fusion and MMR chose them), two are *statements of
+one slot* when they are near paraphrases of each other (their vectors are close), both answer
+the query about as well as the best of them does, and they name the same of the query's names
+(so a twin team's note is never mixed in). In each group of such statements the scores the
+group holds are handed out again in world-time order: the latest statement gets the best score.
+The set of memories returned does not change, only their order inside a group.
 
 The time that counts is the memory's own timestamp (when it was said), never the order it was
 added. A question about the past ("used to", "before", "originally", a past tense without a
@@ -31,7 +31,7 @@ import numpy as np
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.types import Memory, Vector
 
-#: Candidates (best first) among which statements of one slot are looked for.
+#: Chosen memories (best first) among which statements of one slot are looked for.
 WINDOW = 10
 #: Cosine two memories need to count as statements of one thing (MiniLM; a paraphrase of the
 #: same sentence scores far above this, two notes of one team about different things below).

@@ -91,13 +91,18 @@ def rank_memories(
     # The time window counts after smoothing: a turn is not "in June" for its neighbour.
     final = smoothed + w.time * cols["time"]
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}
-    if not historical(ask.plan):
-        # A later statement of the same thing before an earlier one (current value first).
-        when = reference_time(ask.plan, as_of, ask.now)
-        scores = current_first(scores, memories, vectors, ask.qvec, ask.plan, when)
     ranked = sorted(scores, key=lambda i: (-scores[i], i))
     lam = min(config.mmr_lambda, w.mmr_lambda)
     chosen = mmr(ranked[: limit * 3], scores, vectors, lam, limit)
+    if not historical(ask.plan):
+        # Among the chosen, a later statement of the same thing before an earlier one
+        # (current value first); what is chosen does not change, only the order.
+        when = reference_time(ask.plan, as_of, ask.now)
+        scores.update(
+            current_first(
+                {i: scores[i] for i in chosen}, memories, vectors, ask.qvec, ask.plan, when
+            )
+        )
     in_dense = {i: r for r, (i, _) in enumerate(dense)}
     own_of = {m: float(v) for m, v in zip(mids, own, strict=True)}
     hits = []
