@@ -9,9 +9,9 @@ read.
 Among the memories a search returns (after fusion and MMR chose them), two are *statements of
 one slot* when they are near paraphrases of each other (their vectors are close), both answer
 the query about as well as the best of them does, and they name the same of the query's names
-(so a twin team's note is never mixed in). In each group of such statements the scores the
-group holds are handed out again in world-time order: the latest statement gets the best score.
-The set of memories returned does not change, only their order inside a group.
+(so a twin team's note is never mixed in). In each group of such statements the latest one
+takes the group's best score and the others keep their order one place lower. The set of
+memories returned does not change, only their order inside a group.
 
 The time that counts is the memory's own timestamp (when it was said), never the order it was
 added. A question about the past ("used to", "before", "originally", a past tense without a
@@ -117,9 +117,14 @@ def current_first(
     for rows in members.values():
         if len(rows) < 2:
             continue
-        ids = [top[r] for r in rows]
+        ids = [top[r] for r in rows]  # best first
+        lead = _by_time(ids, memories, at)[0]
+        # The statement of the asked time takes the group's best score; the others keep their
+        # order one step lower, so an earlier statement (evidence of the change too) is
+        # displaced by one place, never sent to the group's end.
+        order = [lead, *(i for i in ids if i != lead)]
         held = sorted((scores[i] for i in ids), reverse=True)
-        for i, s in zip(_by_time(ids, memories, at), held, strict=True):
+        for i, s in zip(order, held, strict=True):
             out[i] = s
     return out
 
