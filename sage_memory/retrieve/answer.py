@@ -23,6 +23,8 @@ from sage_memory.types import Edge, EdgeHit, MemoryHit, Node, NodeHit, Scope
 PLAN_LABELS = ("Task", "Step", "Event", "Project")
 #: Linked nodes scoring below this share of the best one are not taken as the subject.
 SUBJECT_SHARE = 0.5
+#: ... of a structure question (whose subject is chosen by the words it shares with it).
+SUBJECT_FLOOR = 0.3
 #: Subjects a chain question tries (the linked nodes near the best), and the chains kept.
 CHAIN_SUBJECTS = 3
 #: Memories cited per step (the latest statements of its fact), and in all.
@@ -44,14 +46,24 @@ class StructureView:
     memories: tuple[str, ...] = ()
 
 
-def _subjects(linked: Sequence[LinkedNode]) -> list[Node]:
-    """The linked nodes near the best one, the likeliest plan subjects (by label) first."""
+def _subjects(linked: Sequence[LinkedNode], question: str) -> list[Node]:
+    """The linked nodes that may be the question's subject, likeliest first: those naming
+    more of the question's words (a task named in full beats the team or a status word the
+    question also names), then plan-like labels, then the linking score."""
     if not linked:
         return []
     best = linked[0].score
-    near = [ln.node for ln in linked if ln.score >= SUBJECT_SHARE * best]
+    asked = set(st.stems(question))
     rank = {label: i for i, label in enumerate(PLAN_LABELS)}
-    return sorted(near, key=lambda n: rank.get(n.label, len(rank)))[:CHAIN_SUBJECTS]
+    near = [ln for ln in linked if ln.score >= SUBJECT_FLOOR * best]
+    near.sort(
+        key=lambda ln: (
+            -len(asked & set(st.stems(ln.node.name))),
+            rank.get(ln.node.label, len(rank)),
+            -ln.score,
+        )
+    )
+    return [ln.node for ln in near[:CHAIN_SUBJECTS]]
 
 
 def _status(step: st.Step) -> str:
@@ -140,7 +152,7 @@ def _plan_lines(
                 b.add(f"- Before {name}: {s.node.name}{_status(s)}{_src(s)}", s, f"before {name}")
         if kind == "before" and before:
             # Where the order in the graph starts may not be where the plan starts.
-            _told(b, store, scope, _ends(before), None, plan=plan, at=at)
+            _told(b, store, scope, _ends(before), (), plan=plan, at=at)
     if kind in ("next", "requires"):
         for s in needs:
             b.add(
@@ -195,10 +207,10 @@ def _chain_lines(
             steps = st.chain(store, scope, node.id, links, transitive=True, at=at, bridge=True)
             if steps and sum(s.hops == 1 for s in steps) <= HUB_FANOUT:
                 _write_chain(b, store, scope, node, steps, verb)
-                _told(b, store, scope, _ends(steps), None, plan=plan, at=at)
+                _told(b, store, scope, _ends(steps), (), plan=plan, at=at)
                 return
     # No chain in the graph: the memories that mention the subject may tell it.
-    _told(b, store, scope, [], subjects[0] if subjects else None, plan=plan, at=at)
+    _told(b, store, scope, [], subjects, plan=plan, at=at)
 
 
 def _write_chain(
@@ -236,7 +248,7 @@ def _told(
     store: GraphReader,
     scope: Scope,
     ends: Sequence[st.Step],
-    subject: Node | None,
+    subjects: Sequence[Node],
     *,
     plan: QueryPlan,
     at: datetime | None,
@@ -247,12 +259,18 @@ def _told(
     anchors = " ".join(plan.names)
     ids = [e.memory_ids[-1] for s in ends[:TOLD_ENDS] if (e := s.edge) is not None and e.memory_ids]
     start = store.get_memories(scope, list(dict.fromkeys(ids)))
-    if not start and subject is not None:
+    if not start and subjects:
         start = st.mentions(
-            store, scope, [subject.name], anchors=anchors, skip=b.memories, at=at, limit=1
+            store,
+            scope,
+            [n.name for n in subjects],
+            anchors=anchors,
+            skip=b.memories,
+            at=at,
+            limit=TOLD_ENDS,
         )
         for m in start:
-            b.lines.append(f"- {subject.name}, as told: [mem {m.id[:8]}]")
+            b.lines.append(f"- As told: [mem {m.id[:8]}]")
             b.memories.setdefault(m.id, None)
     known = " ".join([plan.text, *b.known.values()])
     for m in st.told_hops(
@@ -299,11 +317,11 @@ def structure_view(
             )
             b.edges.setdefault(h.edge.id, h.edge)
     elif kind in CHAINS:
-        _chain_lines(b, store, scope, _subjects(linked), kind=kind, plan=plan, at=at)
+        _chain_lines(b, store, scope, _subjects(linked, plan.text), kind=kind, plan=plan, at=at)
     elif kind is not None:
         # The first likely subject that has a plan around it (a question also names its
         # team, a status, a person: those have none).
-        for subject in _subjects(linked):
+        for subject in _subjects(linked, plan.text):
             _plan_lines(b, store, scope, subject, kind=kind, plan=plan, at=at)
             if b.lines:
                 break

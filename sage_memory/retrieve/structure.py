@@ -395,14 +395,15 @@ KINDS: tuple[Link, ...] = (("IS_A", "target"),)
 CAUSES: tuple[Link, ...] = (("CAUSED_BY", "target"), ("CAUSES", "source"))
 
 
-#: Other phrasings of a node looked up when a chain stops at it, per node.
+#: Other phrasings of a node looked up per chain node.
 PHRASINGS = 5
-#: Memories a chain reads past its graph end (per end, and in all), so what the extractor
-#: missed is still told in the context.
-TOLD_PER_END = 2
-TOLD_MAX = 6
-#: Rounds of the walk through memories past the graph's end.
+#: Memories a chain reads past its graph end, in all, so what the extractor missed is
+#: still told in the context.
+TOLD_MAX = 8
+#: Rounds of the walk through memories past the graph's end, and the links taken from
+#: each memory per round (the best lexical match is not always the next link).
 TOLD_HOPS = 3
+TOLD_WIDTH = 2
 
 
 def _content_words(text: str) -> tuple[str, ...]:
@@ -503,7 +504,8 @@ def _new_words(text: str, seen: Collection[str]) -> list[str]:
     )
 
 
-def _stems(text: str) -> list[str]:
+def stems(text: str) -> list[str]:
+    """Distinct crude stems of the content words of ``text``, in text order."""
     return list(dict.fromkeys(_stem(w) for w in _content_words(text) if len(w) > 1))
 
 
@@ -517,24 +519,26 @@ def mentions(
     at: datetime | None,
     limit: int,
 ) -> list[Memory]:
-    """Memories (not in ``skip``, not after ``at``) that mention one of ``names``: the best
-    lexical matches of the name plus ``anchors`` that hold most of the name's words."""
+    """Memories (not in ``skip``, not after ``at``) that mention ``names``: for each name
+    the best lexical match of the name plus ``anchors`` that holds most of the name's words;
+    ``limit`` in all."""
     out: list[Memory] = []
     taken = set(skip)
     for name in names:
-        words = set(_stems(name))
+        words = set(stems(name))
         if not words:
             continue
         query = f"{name} {anchors}".strip()
         ids = [i for i, _ in store.search_text(scope, query, limit=8) if i not in taken]
-        for m in store.get_memories(scope, ids):
+        for m in _in_order(store, scope, ids):
             if len(out) >= limit:
                 return out
             if m.archived or (at is not None and m.timestamp > at):
                 continue
-            if 2 * len(words & set(_stems(m.text))) >= len(words):
+            if 2 * len(words & set(stems(m.text))) >= len(words):
                 out.append(m)
                 taken.add(m.id)
+                break
     return out
 
 
@@ -555,14 +559,14 @@ def told_hops(
     question, the memories taken) become the next lexical query, with ``anchors`` (the names
     the question uses, which tell near-twin stories apart): the best memory sharing one of
     those new words is the next link. An entity found in one hop seeds the next without
-    needing the extractor to have typed the relation. Bounded: ``hops`` rounds, one memory
-    per frontier memory per round, :data:`TOLD_MAX` in all.
+    needing the extractor to have typed the relation. Bounded: ``hops`` rounds,
+    :data:`TOLD_WIDTH` memories per frontier memory per round, :data:`TOLD_MAX` in all.
     """
-    seen = set(_stems(known))
+    seen = set(stems(known))
     taken = set(skip) | {m.id for m in start}
     out: list[Memory] = []
     frontier = list(start)
-    anchor_stems = set(_stems(anchors))
+    anchor_stems = set(stems(anchors))
     for _ in range(hops):
         nxt: list[Memory] = []
         for m in frontier:
@@ -573,20 +577,30 @@ def told_hops(
             ids = [i for i, _ in store.search_text(scope, query, limit=10) if i not in taken]
             cands = [
                 c
-                for c in store.get_memories(scope, ids)
+                for c in _in_order(store, scope, ids)
                 if not c.archived and (at is None or c.timestamp <= at)
             ]
-            pick = _next_link(cands, {_stem(w) for w in new}, anchor_stems)
-            if pick is not None:
+            linking = {_stem(w) for w in new}
+            for _ in range(TOLD_WIDTH):
+                pick = _next_link(cands, linking, anchor_stems)
+                if pick is None or len(out) >= TOLD_MAX:
+                    break
                 out.append(pick)
                 nxt.append(pick)
                 taken.add(pick.id)
+                cands = [c for c in cands if c.id != pick.id]
         for m in frontier:  # what this round read is known to the next
-            seen.update(_stems(m.text))
+            seen.update(stems(m.text))
         frontier = nxt
         if not frontier:
             break
     return out
+
+
+def _in_order(store: GraphReader, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+    """The memories of ``ids`` in that order (a search's ranking)."""
+    by_id = {m.id: m for m in store.get_memories(scope, ids)}
+    return [by_id[i] for i in ids if i in by_id]
 
 
 def _next_link(cands: Sequence[Memory], new: set[str], anchors: set[str]) -> Memory | None:
@@ -595,7 +609,7 @@ def _next_link(cands: Sequence[Memory], new: set[str], anchors: set[str]) -> Mem
     but one common word alone is too weak a link)."""
     fallback = None
     for c in cands:
-        words = set(_stems(c.text))
+        words = set(stems(c.text))
         shared = len(new & words)
         if shared and (not anchors or anchors & words):
             return c
