@@ -321,10 +321,14 @@ def structure_view(
     elif kind is not None:
         # The first likely subject that has a plan around it (a question also names its
         # team, a status, a person: those have none).
-        for subject in _subjects(linked, plan.text):
+        subjects = _subjects(linked, plan.text)
+        for subject in subjects:
             _plan_lines(b, store, scope, subject, kind=kind, plan=plan, at=at)
             if b.lines:
                 break
+        if kind == "before" and not b.lines:
+            # No order in the graph: the memories that mention the subject may tell it.
+            _told(b, store, scope, [], subjects, plan=plan, at=at)
     best = linked[0].score
     for ln in linked[:3]:
         if ln.score < SUBJECT_SHARE * best:
