@@ -272,7 +272,7 @@ def _told(
         for m in start:
             b.lines.append(f"- As told: [mem {m.id[:8]}]")
             b.memories.setdefault(m.id, None)
-    known = " ".join([plan.text, *b.known.values()])
+    known = plan.text
     for m in st.told_hops(
         store, scope, start, known=known, anchors=anchors, skip=b.memories, at=at
     ):
