@@ -46,10 +46,10 @@ def plan_scope(ctx: EvolveContext, ws: Workspace, part: Scope, run: Run) -> None
     ops = run.operations
     steps = ScopePass(ctx, ws, part, run)
     touched_nodes = _touched(ctx, part, state, new, budget)
-    edges, new["edge_offset"] = next_slice(
+    edges, new["edge_offset"] = _next_slice(
         store.list_edges, part, state.get("edge_offset", 0), budget
     )
-    nodes, new["node_offset"] = next_slice(
+    nodes, new["node_offset"] = _next_slice(
         store.list_nodes, part, state.get("node_offset", 0), max(1, budget // 5)
     )
     if ops & {"reinforce", "associate"}:
@@ -63,7 +63,7 @@ def plan_scope(ctx: EvolveContext, ws: Workspace, part: Scope, run: Run) -> None
         pool = list(dict.fromkeys([*changed, *(n.id for n in nodes)]))
         # The split check has its own cursor: the shared node slice restarts at the first
         # ids whenever the graph is smaller than it, so a fixed head would be all it saw.
-        swept, new["split_offset"] = next_slice(
+        swept, new["split_offset"] = _next_slice(
             store.list_nodes, part, state.get("split_offset", 0), MAX_SPLIT_CHECKS
         )
         checks = list(dict.fromkeys([*changed, *(n.id for n in swept)]))
@@ -76,7 +76,7 @@ def plan_scope(ctx: EvolveContext, ws: Workspace, part: Scope, run: Run) -> None
     if "suggest_links" in ops:
         steps.latent(changed[: max(1, budget // _DUPLICATE_SHARE)])
     if "archive" in ops:
-        memories, new["memory_offset"] = next_slice(
+        memories, new["memory_offset"] = _next_slice(
             store.list_memories, part, int(state.get("memory_offset", 0)), budget
         )
         steps.archive(memories)
@@ -106,7 +106,7 @@ def _touched(
     return nodes
 
 
-def next_slice(
+def _next_slice(
     reader: Callable[..., list[Any]], part: Scope, offset: int, size: int
 ) -> tuple[list[Any], int]:
     """The next slice of a rotating sweep, and where the following one starts."""
