@@ -205,12 +205,27 @@ def _chain_lines(
         links, verb = CHAINS[family]
         for node in subjects:
             steps = st.chain(store, scope, node.id, links, transitive=True, at=at, bridge=True)
-            if steps and sum(s.hops == 1 for s in steps) <= HUB_FANOUT:
+            if (
+                steps
+                and sum(s.hops == 1 for s in steps) <= HUB_FANOUT
+                and _in_story(store, scope, [s for s in steps if s.hops == 1], plan)
+            ):
                 _write_chain(b, store, scope, node, steps, verb)
                 _told(b, store, scope, _ends(steps), (), plan=plan, at=at)
                 return
     # No chain in the graph: the memories that mention the subject may tell it.
     _told(b, store, scope, [], subjects, plan=plan, at=at)
+
+
+def _in_story(store: GraphReader, scope: Scope, first: Sequence[st.Step], plan: QueryPlan) -> bool:
+    """Whether a chain's first links are stated in the question's story: when the question
+    names things (a team, a person), some memory stating a first link names one of them. A
+    subject many stories share otherwise starts another story's chain."""
+    named = set(st.stems(" ".join(plan.names)))
+    if not named:
+        return True
+    ids = [m for s in first if s.edge is not None for m in s.edge.memory_ids[-MEMORIES_PER_STEP:]]
+    return any(named & set(st.stems(m.text)) for m in store.get_memories(scope, ids))
 
 
 def _write_chain(
@@ -258,7 +273,13 @@ def _told(
     line (the graph does not hold those links, so there is no fact to print)."""
     anchors = " ".join(plan.names)
     ids = [e.memory_ids[-1] for s in ends[:TOLD_ENDS] if (e := s.edge) is not None and e.memory_ids]
-    start = store.get_memories(scope, list(dict.fromkeys(ids)))
+    # The ends whose memories name the question's story first: a chain that wandered into
+    # a near-twin story through a shared name is not where its own story goes on.
+    named = set(st.stems(anchors))
+    start = sorted(
+        store.get_memories(scope, list(dict.fromkeys(ids))),
+        key=lambda m: not named & set(st.stems(m.text)),
+    )
     if not start and subjects:
         start = st.mentions(
             store,

@@ -220,3 +220,25 @@ def test_a_plain_question_gets_no_chain(mem: SageMemory) -> None:
     )
     context = mem.search("Who reviewed the launch slides?", user_id="u").context
     assert "## Next steps" not in context
+
+
+def test_a_chain_from_another_story_is_not_the_answer(mem: SageMemory) -> None:
+    # "launch" is one node for two teams; only Nimbus's blocker is a fact in the graph.
+    state(
+        mem,
+        "Nimbus: the launch is blocked by the security review.",
+        NodeSpec("a", "launch", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("b", "security review", "Task"),
+    )
+    told = mem.add(
+        "Cirrus: the launch is stuck until the venue contract is signed.",
+        user_id="u",
+        timestamp=T0,
+    ).memory_id
+    context = mem.search(
+        "What is ultimately holding up the Cirrus launch, every link?", user_id="u"
+    ).context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "security review" not in steps  # Nimbus's chain, not the one asked about
+    assert told[:8] in steps
