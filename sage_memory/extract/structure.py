@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -358,12 +358,41 @@ class _Reading:
         ) and any(t.pos == "NUM" or t.lower in self.lex.words("time_words") for t in span)
 
     def _fits(self, m: Match, toks: list[Token]) -> bool:
-        """The phrasing's constraints on its arguments (precision before recall)."""
-        f, rel = m.phrase.flags, m.phrase.relation
+        """The phrasing's constraints on its arguments (precision before recall).
+
+        Each guard is a method taking (match, tokens, A arguments, B arguments) and saying
+        whether the match may stand; a match stands when every guard lets it.
+        """
         a = m.slots.get("A", [])
         b = m.slots.get("B", [])
-        if any(self._is_time_arg(x, toks) for x in a + b) and rel not in ("HAS_STATUS",):
-            return False  # "based in Quito since 2019": 2019 causes nothing
+        return all(guard(m, toks, a, b) for guard in self._guards())
+
+    def _guards(self) -> tuple[Callable[[Match, list[Token], list[Arg], list[Arg]], bool], ...]:
+        return (
+            self._no_time_argument,
+            self._people_where_asked,
+            self._groups_where_asked,
+            self._places_where_asked,
+            self._fits_parts,
+            self._fits_owners,
+            self._fits_tasks_and_tools,
+            self._fits_tense,
+            self._fits_status_clause,
+            self._fits_intransitive,
+            self._fits_person_targets,
+            self._fits_copula,
+            self._fits_intentions,
+            self._fits_status,
+        )
+
+    def _no_time_argument(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        # "based in Quito since 2019": 2019 causes nothing
+        return m.phrase.relation == "HAS_STATUS" or not any(
+            self._is_time_arg(x, toks) for x in a + b
+        )
+
+    def _people_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        f, rel = m.phrase.flags, m.phrase.relation
         if (rel in _PERSON_RELATIONS or "person_source" in f) and (
             not a or not all(self._person_like(x) for x in a)
         ):
@@ -374,33 +403,6 @@ class _Reading:
             and not all(self._person_like(x) or self._org_like(x) for x in a)
         ):
             return False
-        if (
-            "org_only" in f
-            and b
-            and not all(
-                self._org_like(x)
-                and (x.words[-1] if x.words else "") not in self.lex.words("group_heads")
-                for x in b
-            )
-        ):
-            return False
-        if (
-            "group_only" in f
-            and b
-            and not all(
-                (x.words[-1] if x.words else "") in self.lex.words("group_heads")
-                or x.head in self.lex.words("group_heads")
-                or ("group_or_common" in f and not x.proper and not self._person_like(x))
-                for x in b
-            )
-        ):
-            return False
-        if "place_only" in f and b and not all(self._place_like(x) for x in b):
-            return False
-        if not self._fits_kinds(m, toks, a, b):
-            return False
-        if rel == "LIVES_IN" and b and not all(x.kind == NP for x in b):
-            return False
         if "speaker_or_person" in f:
             s = m.slots.get("S", [])
             if not s or not all(self._person_like(x) for x in s):
@@ -409,30 +411,72 @@ class _Reading:
             c = m.slots.get("C", [])
             if not c or not all(self._role_like(x) for x in c):
                 return False
-        if "copula" in f:
-            if not b or not a or any(x.kind != NP for x in b) or any(x.kind == CLAUSE for x in a):
-                return False
-            at, _ = m.spans["B"]
-            while at < len(toks) - 1 and toks[at].pos == "ADV":
-                at += 1
-            det = toks[at].lower if at < len(toks) else ""
-            plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
-            person = all(self._person_like(x) for x in a)
-            relational = (
-                {w for x in b for w in x.words[: x.words.index("of")]}
-                if all("of" in x.words for x in b)
-                else set()
+        return not (
+            "agent_source" in f
+            and not all(
+                self._person_like(x)
+                or self._org_like(x)
+                or (x.words and x.words[-1] in self.lex.words("org_heads"))
+                for x in a
             )
-            heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
-            if (
-                det not in ("a", "an")
-                and not (plural and det not in ("the",))
-                and not (person and self._role_like(b[0]) and det in ("the", "a", "an"))
-                and not (det == "the" and relational & heads)  # "the opening segment of X"
-            ):
-                return False
-            if any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end]):
-                return False
+        )
+
+    def _groups_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        f = m.phrase.flags
+        groups = self.lex.words("group_heads")
+        if (
+            "org_only" in f
+            and b
+            and not all(
+                self._org_like(x) and (x.words[-1] if x.words else "") not in groups for x in b
+            )
+        ):
+            return False
+        return not (
+            "group_only" in f
+            and b
+            and not all(
+                (x.words[-1] if x.words else "") in groups
+                or x.head in groups
+                or ("group_or_common" in f and not x.proper and not self._person_like(x))
+                for x in b
+            )
+        )
+
+    def _places_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if "place_only" in m.phrase.flags and b and not all(self._place_like(x) for x in b):
+            return False
+        return not (m.phrase.relation == "LIVES_IN" and b and not all(x.kind == NP for x in b))
+
+    def _fits_copula(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "X is a Y": Y must be a noun phrase introduced as a class (or a role, a part)."""
+        if "copula" not in m.phrase.flags:
+            return True
+        if not b or not a or any(x.kind != NP for x in b) or any(x.kind == CLAUSE for x in a):
+            return False
+        at, _ = m.spans["B"]
+        while at < len(toks) - 1 and toks[at].pos == "ADV":
+            at += 1
+        det = toks[at].lower if at < len(toks) else ""
+        plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
+        person = all(self._person_like(x) for x in a)
+        relational = (
+            {w for x in b for w in x.words[: x.words.index("of")]}
+            if all("of" in x.words for x in b)
+            else set()
+        )
+        heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
+        if (
+            det not in ("a", "an")
+            and not (plural and det not in ("the",))
+            and not (person and self._role_like(b[0]) and det in ("the", "a", "an"))
+            and not (det == "the" and relational & heads)  # "the opening segment of X"
+        ):
+            return False
+        return not any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end])
+
+    def _fits_intentions(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        rel = m.phrase.relation
         if (
             rel == "REQUIRES"
             and a
@@ -441,92 +485,103 @@ class _Reading:
             and all(x.kind == TASK for x in b)
         ):
             return False  # "I need to call the bank": an intention, not a requirement
-        if rel == "PRECEDES" and any(
-            x.kind == CLAUSE and x.words and x.words[0] not in self.lex.words("pronouns")
-            for x in a + b
-        ):
-            return False  # "after the holidays, Jonas moved": events of a person, not tasks
-        if rel == "HAS_STATUS" and not m.status and "=" not in m.phrase.edges[0][2]:
+        return not (
+            rel == "PRECEDES"
+            and any(
+                x.kind == CLAUSE and x.words and x.words[0] not in self.lex.words("pronouns")
+                for x in a + b
+            )
+        )  # "after the holidays, Jonas moved": events of a person, not tasks
+
+    def _fits_status(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if m.phrase.relation != "HAS_STATUS":
+            return True
+        if not m.status and "=" not in m.phrase.edges[0][2]:
             return False
         # a status of "it" with nothing named before it is no fact
-        return not (
-            rel == "HAS_STATUS"
-            and a
-            and any(x.kind == PRONOUN and not self.coref.things for x in a)
-        )
+        return not (a and any(x.kind == PRONOUN and not self.coref.things for x in a))
 
-    def _fits_kinds(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
-        """Argument kinds a phrasing asks for (the typed-argument check of the lexicon flags)."""
-        f, rel = m.phrase.flags, m.phrase.relation
+    def _fits_parts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        f = m.phrase.flags
 
         def before_of(x: Arg) -> set[str]:
             words = list(x.words)
             return set(words[: words.index("of")] if "of" in words else words)
 
-        if "part_source" in f and not all(before_of(x) & self.lex.words("part_heads") for x in a):
+        parts = self.lex.words("part_heads")
+        if "part_source" in f and not all(before_of(x) & parts for x in a):
             return False
-        if "part_target" in f and not all(before_of(x) & self.lex.words("part_heads") for x in b):
-            return False
+        return not ("part_target" in f and not all(before_of(x) & parts for x in b))
+
+    def _fits_owners(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        f = m.phrase.flags
         if "owner_target" in f and (
             not all(self._person_like(x) or self._org_like(x) for x in a)
             or any(self._person_like(x) for x in b)
         ):
             return False
-        if (
+        return not (
             "owner_object" in f
             and m.phrase.pattern.split()[1].startswith("hold")
             and not all(set(x.words) & self.lex.words("held_things") for x in b)
             and any(toks[k].lemma == "hold" for k in m.literals)
-        ):
-            return False
+        )
+
+    def _fits_tasks_and_tools(
+        self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
+    ) -> bool:
+        f = m.phrase.flags
         if "task_target" in f and not all(x.kind == TASK for x in b):
             return False
-        if "agent_source" in f and not all(
-            self._person_like(x)
-            or self._org_like(x)
-            or (x.words and x.words[-1] in self.lex.words("org_heads"))
-            for x in a
-        ):
-            return False
         people = self.lex.words("person_nouns") | self.lex.words("role_heads")
-        if "tool_target" in f and any(
-            x.kind == PRONOUN
-            or (x.words and x.words[-1] in people)
-            or (x.words and x.words[-1] in self.lex.words("place_heads"))
-            or x.kind != NP
-            for x in b
-        ):
-            return False
-        if "past_tense" in f:
-            # "we shipped X" states a status; "before we ship X" or "we'll ship X" a plan
-            verb = toks[min(m.literals)]
-            if verb.inflected == "ing" or verb.lower == verb.lemma or verb.inflected == "s":
-                return False
-        if rel == "HAS_STATUS":
-            k = min(m.literals) - 1
-            while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
-                if toks[k].lower in _SUBORDINATORS:
-                    return False  # "once the migration is done, ...": a condition, not a fact
-                k -= 1
-        if "intransitive" in f:
-            end = max(m.literals) + 1
-            if end < len(toks) and toks[end].pos in (NOUN, PROPN, "DET", "POSS", "PRON", CODE):
-                return False
+        places = self.lex.words("place_heads")
+        return not (
+            "tool_target" in f
+            and any(
+                x.kind != NP or (x.words and (x.words[-1] in people or x.words[-1] in places))
+                for x in b
+            )
+        )
+
+    @staticmethod
+    def _fits_tense(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if "past_tense" not in m.phrase.flags:
+            return True
+        # "we shipped X" states a status; "before we ship X" or "we'll ship X" a plan
+        verb = toks[min(m.literals)]
+        return not (verb.inflected == "ing" or verb.lower == verb.lemma or verb.inflected == "s")
+
+    @staticmethod
+    def _fits_status_clause(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if m.phrase.relation != "HAS_STATUS":
+            return True
+        k = min(m.literals) - 1
+        while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
+            if toks[k].lower in _SUBORDINATORS:
+                return False  # "once the migration is done, ...": a condition, not a fact
+            k -= 1
+        return True
+
+    @staticmethod
+    def _fits_intransitive(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if "intransitive" not in m.phrase.flags:
+            return True
+        end = max(m.literals) + 1
+        return not (end < len(toks) and toks[end].pos in (NOUN, PROPN, "DET", "POSS", "PRON", CODE))
+
+    def _fits_person_targets(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        rel = m.phrase.relation
+        speaker = self.lex.words("speaker")
         if (
             rel == "PART_OF"
             and b
             and all(self._person_like(x) and x.kind in (NP, PRONOUN) for x in b)
         ):
             return False  # "belongs to Ruth": property, not a part
-        if rel == "WORKS_AT" and any(
-            x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b
-        ):
+        if rel == "WORKS_AT" and any(x.kind == PRONOUN and x.name in speaker for x in b):
             return False  # "we hired Lotte": the speaker is no organization
         # "behind us": a finished thing, not a cause
-        return not (
-            rel == "CAUSES"
-            and any(x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b)
-        )
+        return not (rel == "CAUSES" and any(x.kind == PRONOUN and x.name in speaker for x in b))
 
     # --- nodes and edges --------------------------------------------------------------------
 
