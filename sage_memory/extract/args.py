@@ -484,7 +484,8 @@ class ArgReader:
     def reduce_clause(self, toks: list[Token], arg: Arg, *, keep_task: bool | str) -> Arg:
         """A clause argument cut to what it is about: "until the visa comes through" ->
         the visa; with ``keep_task``, "until Jonas signs the lease" -> sign the lease
-        (a person's action is a task)."""
+        (a person's action is a task); with ``keep_task="object"`` any doer's act on a direct
+        object is the task ("until the bank approves the loan" -> approve the loan)."""
         if arg.kind != CLAUSE:
             return arg
         s, e = arg.start, arg.end
@@ -514,10 +515,17 @@ class ArgReader:
             vend = self._vp_end(toks, j, e)
             # an object or a prepositional phrase, not a bare particle ("cools down")
             complement = any(t.pos in NOMINAL | {PRON} for t in toks[j + 1 : vend])
+            # "until the doctor removes the cast": what must happen is the act on its object
+            direct = (
+                j + 1 < vend
+                and toks[j + 1].lower not in _PARTICLES
+                and (toks[j + 1].pos in NOMINAL or toks[j + 1].pos in (DET, POSS))
+            )
             if (
                 subject is None
                 or (keep_task == "complement" and complement)
                 or (keep_task and person and complement)
+                or (keep_task == "object" and direct)
             ):
                 task = self._task(toks, j, max(vend, j + 1))
                 # "you do not have to defrost it before ...": the order is denied; "stuck

@@ -411,6 +411,19 @@ _VERBS_OF = frozenset(
 )
 
 
+#: Adverbial particles of phrasal verbs ("comes back", "sets up"): never a verb themselves.
+_PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away", "through", "in", "on"})
+
+
+def _finite_only(tok: Token) -> bool:
+    """An untagged word that can only be a finite verb ("approves", "signed"): the word
+    before it is its subject ("until finance approves ..."), not an imperative."""
+    if tok.pos:
+        return False
+    cands = _candidates(tok.lower)
+    return set(cands) == {"VERB"} and tok.inflected in ("s", "ed")
+
+
 def _common(tok: Token, cands: dict[str, tuple[str, ...]], prev: Token | None) -> bool:
     """A capitalised word is read as a common word only at a sentence start or after a title
     colon; elsewhere a capital marks a name ("Rust", "Grace")."""
@@ -512,6 +525,7 @@ def _choose(
             plural_subject = (
                 tok.inflected == "s"
                 and nxt is not None
+                and nxt.lower not in _PARTICLES
                 and (
                     nxt.pos in (VERB, AUX, MODAL, NEG)
                     or (
@@ -549,6 +563,7 @@ def _choose(
             "VERB" in has
             and tok.inflected in ("", "ing")
             and not (tok.inflected == "" and nxt is not None and nxt.pos == VERB)
+            and not (tok.inflected == "" and nxt is not None and _finite_only(nxt))
         ):
             return VERB
         if "ADJ" in has and nxt_nominal:

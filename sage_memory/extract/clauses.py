@@ -297,7 +297,13 @@ class Matcher:
             if not args:
                 return False
             if rel in _REDUCED:
-                keep: bool | str = "complement" if rel == "PRECEDES" else rel != "DEPENDS_ON"
+                keep: bool | str = (
+                    "complement"
+                    if rel == "PRECEDES"
+                    else "object"
+                    if rel == "BLOCKED_BY"
+                    else rel != "DEPENDS_ON"
+                )
                 args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
             m.slots[name] = args
         lo = min(m.literals) if m.literals else 0

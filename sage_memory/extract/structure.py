@@ -248,7 +248,11 @@ class _Reading:
             self.coref.saw_person(toks[0].lower)
         raw = self.ex.matcher.raw_matches(toks)
         readable = [
-            m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)
+            m
+            for m in raw
+            if self.ex.matcher.read_arguments(m, toks)
+            and self._reattach(m)
+            and self._fits(m, toks)
         ]
         kept = settle(readable, toks)
         hypothetical = self._hypothetical_spans(toks)
@@ -357,6 +361,24 @@ class _Reading:
             t.pos in ("NUM", PUNCT, "DET") or t.lower in self.lex.words("time_words") for t in span
         ) and any(t.pos == "NUM" or t.lower in self.lex.words("time_words") for t in span)
 
+    def _aspect_only(self, arg: Arg) -> bool:
+        """A task named by an aspectual verb alone ("begin", "proceed") names nothing."""
+        return arg.kind == TASK and len(arg.words) == 1 and arg.words[0] in self.lex.words(
+            "aspect_verbs"
+        )
+
+    def _reattach(self, m: Match) -> bool:
+        """ "The translation can't begin until ...": what cannot begin is the subject, when the
+        verb is aspectual; a match left with only such a verb as its argument is dropped."""
+        a = m.slots.get("A", [])
+        s = m.slots.get("S", [])
+        if a and all(self._aspect_only(x) for x in a):
+            if s and not any(self._person_like(x) for x in s):
+                m.slots["A"] = list(s)
+                return True
+            return False
+        return True
+
     def _fits(self, m: Match, toks: list[Token]) -> bool:
         """The phrasing's constraints on its arguments (precision before recall).
 
@@ -383,6 +405,19 @@ class _Reading:
             self._fits_copula,
             self._fits_intentions,
             self._fits_status,
+            self._no_person_blocked,
+        )
+
+    def _no_person_blocked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """A person is not what is blocked or dependent: their task is ("Kai can't start physio
+        until ...": start physio), which a phrasing with the task as its argument reads."""
+        if m.phrase.relation not in ("BLOCKED_BY", "DEPENDS_ON"):
+            return True
+        pronouns = self.lex.words("speaker") | self.lex.words("person_pronouns")
+        doer = "<verb>" in m.phrase.pattern
+        return not any(
+            (x.kind == PRONOUN and x.name in pronouns) or (doer and self._person_like(x))
+            for x in a
         )
 
     def _no_time_argument(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
