@@ -108,6 +108,22 @@ def singular(noun: str) -> str:
     return low
 
 
+@lru_cache(maxsize=5_000)
+def is_superlative(word: str) -> bool:
+    """Whether an adjective is a superlative form ("largest", "best"): its lemma differs."""
+    low = word.lower()
+    if not low.endswith("est") or len(low) < 5:
+        return low in {"best", "worst"}
+    lemmas = _candidates(low).get("ADJ", ())
+    return bool(lemmas) and lemmas[0] != low
+
+
+@lru_cache(maxsize=5_000)
+def verb_known(word: str) -> bool:
+    """Whether lemminflect knows ``word`` as a verb lemma ("teach", "manage")."""
+    return word.lower() in _candidates(word.lower()).get("VERB", ())
+
+
 def _inflection(low: str) -> str:
     if low.endswith("ing") and len(low) > 4:
         return "ing"

@@ -30,7 +30,20 @@ from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
 from sage_memory.extract.args import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.extract.chunk import AUX, CODE, MODAL, NOUN, PROPN, PUNCT, VERB, Token, tokenize
+from sage_memory.extract.chunk import (
+    ADJ,
+    AUX,
+    CODE,
+    MODAL,
+    NOUN,
+    PROPN,
+    PUNCT,
+    VERB,
+    Token,
+    is_superlative,
+    tokenize,
+    verb_known,
+)
 from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
@@ -250,9 +263,7 @@ class _Reading:
         readable = [
             m
             for m in raw
-            if self.ex.matcher.read_arguments(m, toks)
-            and self._reattach(m)
-            and self._fits(m, toks)
+            if self.ex.matcher.read_arguments(m, toks) and self._reattach(m) and self._fits(m, toks)
         ]
         kept = settle(readable, toks)
         hypothetical = self._hypothetical_spans(toks)
@@ -331,6 +342,26 @@ class _Reading:
             return True
         return arg.proper and arg.kind == NP and not arg.code and len(arg.words) <= 3
 
+    def _holds_role(self, m: Match) -> bool:
+        """ "X is a Y" says a role when X is a person and Y a role or occupation; a capital alone
+        does not make X a person ("Rust is a programming language" is a class)."""
+        sources, targets = m.slots.get("A", []), m.slots.get("B", [])
+        if not sources or not all(self._person_like(x) for x in sources):
+            return False
+        named_only = all(
+            x.kind == NP and x.proper and not self._person_evidence(x) for x in sources
+        )
+        return not named_only or all(self._role_like(y) for y in targets)
+
+    def _person_evidence(self, arg: Arg) -> bool:
+        """Words that say a person, beyond a capital: a kin or role noun, a title, "user"."""
+        words = arg.words
+        if not words:
+            return False
+        people = self.lex.words("person_nouns") | self.lex.words("role_heads")
+        titles = {t.rstrip(".") for t in self.lex.words("titles")}
+        return words[-1] in people or words[0].rstrip(".") in titles or arg.code == "userid"
+
     def _role_like(self, arg: Arg) -> bool:
         head = arg.words[-1] if arg.words else ""
         if arg.words and "of" in arg.words:
@@ -338,8 +369,22 @@ class _Reading:
         if head in self.lex.words("role_heads"):
             return True
         return any(
-            head.endswith(s) and len(head) > len(s) + 2 for s in self.lex.words("role_suffixes")
+            head.endswith(s) and len(head) > len(s) + 2 and self._agent_noun(head, s)
+            for s in self.lex.words("role_suffixes")
         )
+
+    def _agent_noun(self, word: str, suffix: str) -> bool:
+        """ "teacher", "editor", "trainee": an agent ending on a verb's stem names a doer;
+        "river" or "collie" only end like one."""
+        if suffix not in self.lex.words("verb_agent_suffixes"):
+            return True
+        people = self.lex.words("person_nouns") | self.lex.words("role_heads")
+        if any(word.endswith(p) and len(p) >= 4 for p in people):
+            return True  # a compound on a person word: "godmother", "stepfather"
+        stem = word[: -len(suffix)]
+        stems = {stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem}
+        # the verb may close a compound: "goalkeeper" (keep), "caretaker" (take)
+        return any(verb_known(x[i:]) for x in stems for i in range(max(1, len(x) - 2)))
 
     def _org_like(self, arg: Arg) -> bool:
         head = _head_word(arg)
@@ -363,8 +408,10 @@ class _Reading:
 
     def _aspect_only(self, arg: Arg) -> bool:
         """A task named by an aspectual verb alone ("begin", "proceed") names nothing."""
-        return arg.kind == TASK and len(arg.words) == 1 and arg.words[0] in self.lex.words(
-            "aspect_verbs"
+        return (
+            arg.kind == TASK
+            and len(arg.words) == 1
+            and arg.words[0] in self.lex.words("aspect_verbs")
         )
 
     def _reattach(self, m: Match) -> bool:
@@ -406,7 +453,22 @@ class _Reading:
             self._fits_intentions,
             self._fits_status,
             self._no_person_blocked,
+            self._fronted_subject_has_verb,
         )
+
+    @staticmethod
+    def _fronted_subject_has_verb(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "Based in Lisbon, Ana works ...": the subject after a fronted phrase is followed by
+        its own verb; "lives in Springfield, Illinois" has none, Illinois qualifies the place."""
+        if "A" not in m.spans or "B" not in m.spans or not a or any(x.kind != NP for x in a):
+            return True  # an imperative ("before X, sand the boards") is its own verb
+        (a_start, _), (_, b_end) = m.spans["A"], m.spans["B"]
+        if a_start < b_end or a_start == 0 or toks[a_start - 1].lower != ",":
+            return True
+        k = max(x.end for x in a)
+        while k < len(toks) and toks[k].pos == "ADV":
+            k += 1
+        return k < len(toks) and toks[k].pos in (VERB, AUX, MODAL, "NEG")
 
     def _no_person_blocked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """A person is not what is blocked or dependent: their task is ("Kai can't start physio
@@ -416,8 +478,7 @@ class _Reading:
         pronouns = self.lex.words("speaker") | self.lex.words("person_pronouns")
         doer = "<verb>" in m.phrase.pattern
         return not any(
-            (x.kind == PRONOUN and x.name in pronouns) or (doer and self._person_like(x))
-            for x in a
+            (x.kind == PRONOUN and x.name in pronouns) or (doer and self._person_like(x)) for x in a
         )
 
     def _no_time_argument(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
@@ -501,6 +562,8 @@ class _Reading:
             else set()
         )
         heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
+        if det == "the" and self._superlative(toks, at + 1):
+            det = "a"  # "the most populous island", "the oldest bridge": one of a class
         if (
             det not in ("a", "an")
             and not (plural and det not in ("the",))
@@ -509,6 +572,16 @@ class _Reading:
         ):
             return False
         return not any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end])
+
+    @staticmethod
+    def _superlative(toks: list[Token], k: int) -> bool:
+        """A superlative opens the noun phrase at ``k`` ("most populous", "largest")."""
+        if k >= len(toks):
+            return False
+        t = toks[k]
+        if t.lower in ("most", "least") and k + 1 < len(toks) and toks[k + 1].pos == ADJ:
+            return True
+        return t.pos in (ADJ, NOUN) and is_superlative(t.lower)
 
     def _fits_intentions(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         rel = m.phrase.relation
@@ -789,7 +862,7 @@ class _Reading:
             conf *= 0.7
         for src_slot, rel, dst_slot in m.phrase.edges:
             relation = rel
-            if "copula" in m.phrase.flags and all(self._person_like(x) for x in m.slots["A"]):
+            if "copula" in m.phrase.flags and self._holds_role(m):
                 relation = "HAS_ROLE"
             if "role_or_kind" in m.phrase.flags and not all(
                 self._person_like(x) for x in m.slots.get("A", [])
