@@ -293,6 +293,9 @@ class Matcher:
             if lead:
                 args = self.reader.before(toks, s, e, clause_ok=clause_ok)
             else:
+                # "is not a bear": the negation is the clause's, not part of the argument
+                while s < e - 1 and toks[s].pos == NEG and toks[s + 1].pos not in (VERB, AUX):
+                    s += 1  # (but "hasn't lived": the verb's own negation stays with it)
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
             if not args:
                 return False

@@ -349,9 +349,18 @@ class _Reading:
         if not sources or not all(self._person_like(x) for x in sources):
             return False
         named_only = all(
-            x.kind == NP and x.proper and not self._person_evidence(x) for x in sources
+            (x.kind == NP and x.proper and not self._person_evidence(x))
+            or (x.kind == PRONOUN and self._thing_pronoun(x))
+            for x in sources
         )
         return not named_only or all(self._role_like(y) for y in targets)
+
+    def _thing_pronoun(self, arg: Arg) -> bool:
+        """ "they" that stands for things named before ("Spiders ...; they're arachnids")."""
+        if arg.name in self.lex.words("speaker"):
+            return False
+        name = self.coref.resolve(arg.name)
+        return bool(name) and name != self.coref.last_person
 
     def _person_evidence(self, arg: Arg) -> bool:
         """Words that say a person, beyond a capital: a kin or role noun, a title, "user"."""
@@ -550,11 +559,16 @@ class _Reading:
             return True
         if not b or not a or any(x.kind != NP for x in b) or any(x.kind == CLAUSE for x in a):
             return False
+        if any(x.words and x.words[-1] in self.lex.words("possessive_pronouns") for x in b):
+            return False
         at, _ = m.spans["B"]
-        while at < len(toks) - 1 and toks[at].pos == "ADV":
+        while at < len(toks) - 1 and toks[at].pos in ("ADV", "NEG"):
             at += 1
         det = toks[at].lower if at < len(toks) else ""
-        plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
+        plural = all(
+            x.words and toks[x.end - 1].inflected == "s" and toks[x.end - 1].pos == NOUN
+            for x in b
+        )
         person = all(self._person_like(x) for x in a)
         relational = (
             {w for x in b for w in x.words[: x.words.index("of")]}
@@ -901,7 +915,12 @@ class _Reading:
         self._remember(m)
 
     def _remember(self, m: Match) -> None:
-        ordered = sorted((a for args in m.slots.values() for a in args), key=lambda a: a.start)
+        # what a negated fact denies is no referent ("X is not a Y; it's a Z": it is X)
+        denied = {end for edge in m.phrase.edges for end in edge[2:]} if m.negated else set()
+        ordered = sorted(
+            (a for slot, args in m.slots.items() if slot not in denied for a in args),
+            key=lambda a: a.start,
+        )
         names: list[str] = []
         for arg in ordered:
             name, label = self._resolve(arg)
