@@ -17,6 +17,7 @@ the pattern extractor of :mod:`.rules`, which this extractor calls for them.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -276,8 +277,31 @@ class _Reading:
             ):
                 continue  # "if X, we might move to Y": the consequent of a condition
             self._apply(m, toks, sentence, when)
+            contrast = self._contrast(m, toks)
+            if contrast is not None:
+                self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+
+    def _contrast(self, m: Match, toks: list[Token]) -> Match | None:
+        """ "a seed, not a grain", "in R, not Python": the alternative a fact rules out is the
+        same fact denied (a match of its own, the target replaced, the polarity flipped)."""
+        if m.negated or len(m.phrase.edges) != 1 or m.phrase.edges[0][2].startswith("="):
+            return None
+        slot = m.phrase.edges[0][2]
+        targets = m.slots.get(slot, [])
+        if not targets:
+            return None
+        k = max(x.end for x in targets)
+        if k + 2 >= len(toks) or toks[k].lower != "," or toks[k + 1].lower != "not":
+            return None
+        end = next((j for j in range(k + 2, len(toks)) if toks[j].pos == PUNCT), len(toks))
+        alt = self.ex.matcher.reader.after(toks, k + 2, end, clause_ok=False)
+        if not alt or any(x.kind != targets[0].kind for x in alt):
+            return None
+        slots = dict(m.slots)
+        slots[slot] = alt
+        return dataclasses.replace(m, slots=slots, negated=True)
 
     def _hypothetical_spans(self, toks: list[Token]) -> list[tuple[int, int, str]]:
         """Spans of "if ..." / "unless ..." clauses (to the next comma): they assert nothing."""
@@ -566,8 +590,7 @@ class _Reading:
             at += 1
         det = toks[at].lower if at < len(toks) else ""
         plural = all(
-            x.words and toks[x.end - 1].inflected == "s" and toks[x.end - 1].pos == NOUN
-            for x in b
+            x.words and toks[x.end - 1].inflected == "s" and toks[x.end - 1].pos == NOUN for x in b
         )
         person = all(self._person_like(x) for x in a)
         relational = (
