@@ -475,9 +475,22 @@ def _choose(
             and prev is not None
             and prev.pos in (NOUN, ADJ)
             and nxt is not None
-            and nxt.pos in (AUX, MODAL, NEG)
+            and (nxt.pos in (AUX, MODAL, NEG) or _finite_only(nxt))
         ):
             return NOUN  # "the garage rebuild is ...": the head of the subject
+        if (
+            only == "VERB"
+            and tok.inflected == "ing"
+            and prev is not None
+            and prev.pos in (NOUN, PROPN)
+            and prev_prev is not None
+            and prev_prev.pos in (DET, POSS)
+            and nxt is not None
+            and not nxt.pos
+            and "NOUN" in _candidates(nxt.lower)
+            and nxt.inflected != "s"
+        ):
+            return NOUN  # "the Q4 onboarding project": a gerund inside a noun phrase
         return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
     if not has:
         return NOUN

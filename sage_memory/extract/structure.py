@@ -717,6 +717,8 @@ class _Reading:
     def _fits_person_targets(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         rel = m.phrase.relation
         speaker = self.lex.words("speaker")
+        if rel == "PART_OF" and any(x.kind == TASK for x in a):
+            return False  # a task is held by a project (CONTAINS_TASK), not a part of it
         if (
             rel == "PART_OF"
             and b
