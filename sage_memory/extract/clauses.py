@@ -73,8 +73,10 @@ class Matcher:
     def _status_at(self, toks: list[Token], i: int) -> tuple[int, str] | None:
         for words, value in self._status:
             if i + len(words) <= len(toks) and all(
-                toks[i + k].lower == w or toks[i + k].lemma == w for k, w in enumerate(words)
-            ):
+                toks[i + k].lower == w
+                or (toks[i + k].lemma == w and toks[i + k].inflected != "ing")
+                for k, w in enumerate(words)
+            ):  # "living" is no "live", "stopping" no "stopped"
                 return i + len(words), value
         return None
 
@@ -323,7 +325,9 @@ class Matcher:
             for k in range(first_arg_end, last_arg_start)
             if k not in m.literals and k not in inside
         )
-        lowered = [t.lower for t in toks]
+        # "anymore" / "no longer" deny the clause they stand in, not the whole sentence
+        c_lo, c_hi = _clause_bounds(toks, (lo, hi))
+        lowered = [t.lower for t in toks[c_lo:c_hi]]
         if "anymore" in lowered or any(
             lowered[k] == "no" and lowered[k + 1] == "longer" for k in range(len(lowered) - 1)
         ):
@@ -333,6 +337,17 @@ class Matcher:
             negated = True  # "neither X nor Y helped"
         m.negated = negated != m.phrase.negated
         return True
+
+
+def _clause_bounds(toks: list[Token], extent: tuple[int, int]) -> tuple[int, int]:
+    """The span of the clause around ``extent``: out to the nearest , ; : or sentence end."""
+    stops = (",", ";", ":", ".", "!", "?", "—", "-")
+    lo, hi = extent
+    while lo > 0 and toks[lo - 1].lower not in stops:
+        lo -= 1
+    while hi < len(toks) and toks[hi].lower not in stops:
+        hi += 1
+    return lo, hi
 
 
 def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]:

@@ -487,7 +487,20 @@ class _Reading:
             self._fits_status,
             self._no_person_blocked,
             self._fronted_subject_has_verb,
+            self._no_adverbial_argument,
         )
+
+    def _no_adverbial_argument(
+        self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
+    ) -> bool:
+        """ "there was a leak", "that in turn waits on ...": an expletive or a short
+        prepositional adverbial read as an argument names no thing."""
+        for x in a + b:
+            if x.words and x.words[0] in self.lex.words("expletives") and len(x.words) == 1:
+                return False
+            if x.kind == NP and x.end - x.start <= 2 and toks[x.start].pos == "PREP":
+                return False
+        return True
 
     @staticmethod
     def _fronted_subject_has_verb(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
@@ -545,6 +558,7 @@ class _Reading:
             and not all(
                 self._person_like(x)
                 or self._org_like(x)
+                or (x.kind == NP and self._role_like(x))  # "our accountant", "the editor"
                 or (x.words and x.words[-1] in self.lex.words("org_heads"))
                 for x in a
             )
@@ -700,6 +714,9 @@ class _Reading:
     def _fits_status_clause(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         if m.phrase.relation != "HAS_STATUS":
             return True
+        after = max(m.literals) + 1
+        if after < len(toks) and toks[after].lower in ("with", "by", "via"):
+            return False  # "is done with a scale", "was closed by the patch": an act, no status
         k = min(m.literals) - 1
         while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
             if toks[k].lower in _SUBORDINATORS:
