@@ -268,8 +268,18 @@ _NUMBER_WORDS = frozenset(
 
 
 def _tag(tokens: list[Token], lex: Lexicon) -> None:
-    """Assign POS and lemma: closed classes first, then open-class words in context."""
-    relation_verbs = lex.verbs
+    """Assign POS and lemma: closed classes first, then open-class words in context, then
+    the repairs that need the whole sentence tagged (each pass a function, in order)."""
+    _tag_closed(tokens, lex)
+    for i, tok in enumerate(tokens):
+        if not tok.pos:
+            _tag_open_word(tokens, i, lex)
+    for repair in _REPAIRS:
+        repair(tokens, lex)
+
+
+def _tag_closed(tokens: list[Token], lex: Lexicon) -> None:
+    """Closed classes (auxiliaries, modals, negation, numbers) and compound prepositions."""
     for tok in tokens:
         if tok.pos == CODE:
             continue
@@ -292,54 +302,56 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         # "due to", "prior to", "thanks to": a compound preposition, not an infinitive
         if tok.lower == "to" and i > 0 and tokens[i - 1].lower in _TO_PREPOSITIONS:
             tok.pos = PREP
-    for i, tok in enumerate(tokens):
-        if tok.pos:
-            continue
-        prev = tokens[i - 1] if i > 0 else None
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        cands = _candidates(tok.lower)
-        if tok.lower == "longer" and prev is not None and prev.lower == "no":
-            prev.pos = tok.pos = ADV  # "no longer lives": a negating adverb, not "no" + adjective
-            continue
-        if tok.lower in lex.words("adverbs") and not (prev is not None and prev.pos == DET):
+
+
+def _tag_open_word(tokens: list[Token], i: int, lex: Lexicon) -> None:
+    """Part of speech and lemma of the open-class word at ``i``, from its context."""
+    tok = tokens[i]
+    relation_verbs = lex.verbs
+    prev = tokens[i - 1] if i > 0 else None
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    cands = _candidates(tok.lower)
+    if tok.lower == "longer" and prev is not None and prev.lower == "no":
+        prev.pos = tok.pos = ADV  # "no longer lives": a negating adverb, not "no" + adjective
+        return
+    if tok.lower in lex.words("adverbs") and not (prev is not None and prev.pos == DET):
+        tok.pos = ADV
+        return
+    if (
+        i == 0
+        and tok.text[:1].isupper()
+        and set(cands) == {"NOUN"}
+        and tok.inflected != "s"
+        and nxt is not None
+        and (nxt.pos in (AUX, MODAL, NEG) or (not nxt.pos and "NOUN" not in _candidates(nxt.lower)))
+    ):
+        tok.pos, tok.lemma = PROPN, tok.lower  # "Tom can't ...": a name opens the sentence
+        return
+    if tok.capitalized and (not cands or "PROPN" in cands or not _common(tok, cands, prev)):
+        tok.pos, tok.lemma = PROPN, tok.lower
+        return
+    if not cands:
+        if tok.lower[:1].isdigit():
+            tok.pos = NUM
+        elif tok.inflected == "ing" or (tok.inflected == "ed" and prev and prev.pos == AUX):
+            tok.pos, tok.lemma = VERB, base_form(tok.lower)
+        elif tok.lower.endswith("ly"):
             tok.pos = ADV
-            continue
-        if (
-            i == 0
-            and tok.text[:1].isupper()
-            and set(cands) == {"NOUN"}
-            and tok.inflected != "s"
-            and nxt is not None
-            and (
-                nxt.pos in (AUX, MODAL, NEG)
-                or (not nxt.pos and "NOUN" not in _candidates(nxt.lower))
-            )
-        ):
-            tok.pos, tok.lemma = PROPN, tok.lower  # "Tom can't ...": a name opens the sentence
-            continue
-        if tok.capitalized and (not cands or "PROPN" in cands or not _common(tok, cands, prev)):
-            tok.pos, tok.lemma = PROPN, tok.lower
-            continue
-        if not cands:
-            if tok.lower[:1].isdigit():
-                tok.pos = NUM
-            elif tok.inflected == "ing" or (tok.inflected == "ed" and prev and prev.pos == AUX):
-                tok.pos, tok.lemma = VERB, base_form(tok.lower)
-            elif tok.lower.endswith("ly"):
-                tok.pos = ADV
-            elif i == 0 and tokens[0].text[:1].isupper() and len(tokens) > 1:
-                tok.pos = PROPN
-            else:
-                tok.pos = NOUN
-            continue
-        tok.pos = _choose(
-            tok, tokens[i - 2] if i > 1 else None, cands, prev, nxt, i, relation_verbs
-        )
-        key = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}.get(tok.pos, "")
-        lemmas = cands.get(key) or cands.get("VERB") or cands.get("NOUN") or (tok.lower,)
-        tok.lemma = lemmas[0] if tok.pos != ADJ else tok.lower
-        if tok.pos == NOUN and len(lemmas[0]) > len(tok.lower):
-            tok.lemma = tok.lower
+        elif i == 0 and tokens[0].text[:1].isupper() and len(tokens) > 1:
+            tok.pos = PROPN
+        else:
+            tok.pos = NOUN
+        return
+    tok.pos = _choose(tok, tokens[i - 2] if i > 1 else None, cands, prev, nxt, i, relation_verbs)
+    key = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}.get(tok.pos, "")
+    lemmas = cands.get(key) or cands.get("VERB") or cands.get("NOUN") or (tok.lower,)
+    tok.lemma = lemmas[0] if tok.pos != ADJ else tok.lower
+    if tok.pos == NOUN and len(lemmas[0]) > len(tok.lower):
+        tok.lemma = tok.lower
+
+
+def _repair_names(tokens: list[Token], lex: Lexicon) -> None:
+    """Capitalised opening words that are names, and an opening noun before its verb."""
     # a capitalised common noun opening the sentence right before a verb is a name ("Bob hates")
     second = tokens[1] if len(tokens) > 1 else None
     if (
@@ -385,7 +397,10 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             if t.pos == VERB and t.inflected == "s" and tokens[k - 1].pos in (NOUN, PROPN):
                 first.pos, first.lemma = NOUN, first.lower
                 break
-    # "requires Python and uses pip": a second verb of the same subject after "and"
+
+
+def _repair_second_verbs(tokens: list[Token], lex: Lexicon) -> None:
+    """ "requires Python and uses pip": a second verb of the same subject after "and"."""
     for i in range(2, len(tokens)):
         tok, prev = tokens[i], tokens[i - 1]
         if (
@@ -399,7 +414,10 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if nxt is not None and nxt.pos == VERB and "NOUN" in _candidates(nxt.lower):
                 nxt.pos, nxt.lemma = NOUN, nxt.lower
-    # "Lin and I both like ...": a floating quantifier before the verb
+
+
+def _repair_quantifiers(tokens: list[Token], lex: Lexicon) -> None:
+    """ "Lin and I both like ...": a floating quantifier before the verb."""
     for i in range(1, len(tokens) - 1):
         tok, nxt = tokens[i], tokens[i + 1]
         if (
@@ -411,12 +429,19 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         ):
             tok.pos = ADV
             nxt.pos, nxt.lemma = VERB, base_form(nxt.lower)
-    # "'s" after a noun and before a noun phrase is a possessive, not "is"
+
+
+def _repair_possessive_s(tokens: list[Token], lex: Lexicon) -> None:
+    """ "'s" after a noun and before a noun phrase is a possessive, not "is"."""
     for i, tok in enumerate(tokens):
         if tok.lower == "'s" and i > 0 and tokens[i - 1].pos in (PROPN, NOUN, CODE):
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if nxt is not None and nxt.pos in (NOUN, ADJ, PROPN, CODE) and nxt.inflected != "ing":
                 tok.pos, tok.lemma = POSS, "'s"
+
+
+#: The passes after tagging, in order.
+_REPAIRS = (_repair_names, _repair_second_verbs, _repair_quantifiers, _repair_possessive_s)
 
 
 #: Words after which "to" is part of a compound preposition ("due to fog").
