@@ -471,6 +471,22 @@ def _common(tok: Token, cands: dict[str, tuple[str, ...]], prev: Token | None) -
     return prev is None or prev.lower in (":", "-", '"', "(", "•", "*")
 
 
+@dataclass(slots=True)
+class _Context:
+    """What the choice of an ambiguous word's part of speech looks at."""
+
+    tok: Token
+    prev_prev: Token | None
+    cands: dict[str, tuple[str, ...]]
+    prev: Token | None
+    nxt: Token | None
+    i: int
+    relation_verbs: frozenset[str]
+    has: set[str]
+    p: str
+    nxt_nominal: bool
+
+
 def _choose(
     tok: Token,
     prev_prev: Token | None,
@@ -480,49 +496,76 @@ def _choose(
     i: int,
     relation_verbs: frozenset[str],
 ) -> str:
+    """The part of speech of an open-class word lemminflect knows, by its neighbours; each
+    rule family is a function that answers or passes (None) to the next."""
     has = {p for p in cands if p in ("NOUN", "VERB", "ADJ", "ADV")}
     if len(has) == 1:
-        only = next(iter(has))
-        if only == "ADJ" and tok.inflected in ("ing", "ed") and "VERB" not in cands:
-            return ADJ
-        if (
-            only == "VERB"
-            and tok.inflected in ("ing", "ed")
-            and prev is not None
-            and (prev.pos in (DET, POSS, ADJ, NUM))
-        ):
-            return ADJ  # "the staging server", "a misconfigured proxy"
-        if only == "VERB" and prev is not None and prev.pos in (DET, POSS):
-            return NOUN  # "a bake sale": a verb used as a noun modifier
-        if (
-            only == "VERB"
-            and tok.inflected == ""
-            and prev is not None
-            and prev.pos in (NOUN, ADJ)
-            and nxt is not None
-            and (nxt.pos in (AUX, MODAL, NEG) or _finite_only(nxt))
-        ):
-            return NOUN  # "the garage rebuild is ...": the head of the subject
-        if (
-            only == "VERB"
-            and tok.inflected == "ing"
-            and prev is not None
-            and prev.pos in (NOUN, PROPN)
-            and prev_prev is not None
-            and prev_prev.pos in (DET, POSS)
-            and nxt is not None
-            and not nxt.pos
-            and "NOUN" in _candidates(nxt.lower)
-            and nxt.inflected != "s"
-        ):
-            return NOUN  # "the Q4 onboarding project": a gerund inside a noun phrase
-        return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
+        return _choose_single(tok, prev_prev, cands, prev, nxt, next(iter(has)))
     if not has:
         return NOUN
-    p = prev.pos if prev is not None else ""
-    nxt_nominal = nxt is not None and (
-        nxt.pos in (NOUN, PROPN, CODE) or (not nxt.pos and "NOUN" in _candidates(nxt.lower))
+    c = _Context(
+        tok,
+        prev_prev,
+        cands,
+        prev,
+        nxt,
+        i,
+        relation_verbs,
+        has,
+        prev.pos if prev is not None else "",
+        nxt is not None
+        and (nxt.pos in (NOUN, PROPN, CODE) or (not nxt.pos and "NOUN" in _candidates(nxt.lower))),
     )
+    for rule in (_after_function_word, _after_noun, _after_verb_or_start):
+        found = rule(c)
+        if found is not None:
+            return found
+    if "ADJ" in has and c.nxt_nominal:
+        return ADJ
+    return NOUN if "NOUN" in has else (VERB if "VERB" in has else ADJ)
+
+
+def _choose_single(
+    tok: Token,
+    prev_prev: Token | None,
+    cands: dict[str, tuple[str, ...]],
+    prev: Token | None,
+    nxt: Token | None,
+    only: str,
+) -> str:
+    """A word with one open class, except where its position says a noun or an adjective."""
+    if only == "ADJ" and tok.inflected in ("ing", "ed") and "VERB" not in cands:
+        return ADJ
+    if only != "VERB" or prev is None:
+        return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
+    if tok.inflected in ("ing", "ed") and prev.pos in (DET, POSS, ADJ, NUM):
+        return ADJ  # "the staging server", "a misconfigured proxy"
+    if prev.pos in (DET, POSS):
+        return NOUN  # "a bake sale": a verb used as a noun modifier
+    if (
+        tok.inflected == ""
+        and prev.pos in (NOUN, ADJ)
+        and nxt is not None
+        and (nxt.pos in (AUX, MODAL, NEG) or _finite_only(nxt))
+    ):
+        return NOUN  # "the garage rebuild is ...": the head of the subject
+    if (
+        tok.inflected == "ing"
+        and prev.pos in (NOUN, PROPN)
+        and prev_prev is not None
+        and prev_prev.pos in (DET, POSS)
+        and nxt is not None
+        and not nxt.pos
+        and "NOUN" in _candidates(nxt.lower)
+        and nxt.inflected != "s"
+    ):
+        return NOUN  # "the Q4 onboarding project": a gerund inside a noun phrase
+    return VERB
+
+
+def _after_function_word(c: _Context) -> str | None:
+    """After a modal, pronoun, number, determiner, adjective, preposition or auxiliary."""
+    tok, has, p, nxt = c.tok, c.has, c.p, c.nxt
     if "VERB" in has and p in (MODAL, PART, NEG, PRON) and tok.inflected != "s":
         return VERB
     if "VERB" in has and p == PRON and tok.inflected in ("s", "ed"):
@@ -531,20 +574,20 @@ def _choose(
         p == NUM
         and "VERB" in has
         and tok.inflected in ("ed", "s")
-        and not nxt_nominal
+        and not c.nxt_nominal
         and nxt is not None
         and nxt.pos in (PREP, DET, ADV, PART)
     ):
         return VERB  # "bumping numpy to 2.0 worked around ...": the verb after a number
     if (
         p in (DET, POSS)
-        and not nxt_nominal
+        and not c.nxt_nominal
         and (nxt is None or nxt.pos in (PUNCT, PREP, AUX))
         and ("NOUN" in has or tok.inflected == "ing")
     ):
         return NOUN  # "stopped the humming.": the head of its noun phrase
-    if p in (DET, POSS, ADJ, NUM, PREP) or (prev is not None and prev.lower == "'s"):
-        if "ADJ" in has and nxt_nominal:
+    if p in (DET, POSS, ADJ, NUM, PREP) or (c.prev is not None and c.prev.lower == "'s"):
+        if "ADJ" in has and c.nxt_nominal:
             return ADJ
         if tok.inflected == "ing" and "VERB" in has and p == PREP:
             return VERB  # "by running", "after lowering"
@@ -555,46 +598,66 @@ def _choose(
         if "ADJ" in has:
             return ADJ
         return VERB if "VERB" in has else NOUN
-    if p in (NOUN, PROPN, CODE):
-        two_back = prev_prev.pos if prev_prev is not None else ""
-        if (
-            "NOUN" in has
-            and nxt is not None
-            and nxt.lower == "of"
-            and two_back in (DET, POSS)
-            and base_form(tok.lower) not in _VERBS_OF
-        ):
-            return NOUN  # "the Meta options of ...": a compound noun's head before "of"
-        at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
-        before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
-        if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
-            return NOUN  # "the tax return.", "write product pages", "to team lead"
-        if "NOUN" in has and tok.inflected == "" and two_back in (DET, POSS):
-            return NOUN  # "a part-time job at", "the cron job runs": inside a noun phrase
-        if "VERB" in has and (
+    return None
+
+
+def _after_noun(c: _Context) -> str | None:
+    """After a noun, a name or code: the head of a compound, or the verb of the subject."""
+    if c.p not in (NOUN, PROPN, CODE):
+        return None
+    tok, has, nxt = c.tok, c.has, c.nxt
+    two_back = c.prev_prev.pos if c.prev_prev is not None else ""
+    if (
+        "NOUN" in has
+        and nxt is not None
+        and nxt.lower == "of"
+        and two_back in (DET, POSS)
+        and base_form(tok.lower) not in _VERBS_OF
+    ):
+        return NOUN  # "the Meta options of ...": a compound noun's head before "of"
+    at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
+    before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
+    if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
+        return NOUN  # "the tax return.", "write product pages", "to team lead"
+    if "NOUN" in has and tok.inflected == "" and two_back in (DET, POSS):
+        return NOUN  # "a part-time job at", "the cron job runs": inside a noun phrase
+    if (
+        "VERB" in has
+        and (
             tok.inflected in ("s", "ed")
-            or tok.lemma in relation_verbs
-            or base_form(tok.lower) in relation_verbs
-        ):
-            plural_subject = (
-                tok.inflected == "s"
-                and nxt is not None
-                and nxt.lower not in _PARTICLES
-                and (
-                    nxt.pos in (VERB, AUX, MODAL, NEG)
-                    or (
-                        not nxt.pos
-                        and "VERB" in _candidates(nxt.lower)
-                        and (nxt.lower in relation_verbs or base_form(nxt.lower) in relation_verbs)
-                    )
-                )
+            or tok.lemma in c.relation_verbs
+            or base_form(tok.lower) in c.relation_verbs
+        )
+        and not _plural_subject(c)
+    ):
+        return VERB
+    return NOUN if "NOUN" in has else VERB
+
+
+def _plural_subject(c: _Context) -> bool:
+    """ "the api keys expire": a plural noun before the clause's verb, not a verb itself."""
+    nxt = c.nxt
+    return (
+        c.tok.inflected == "s"
+        and nxt is not None
+        and nxt.lower not in _PARTICLES
+        and (
+            nxt.pos in (VERB, AUX, MODAL, NEG)
+            or (
+                not nxt.pos
+                and "VERB" in _candidates(nxt.lower)
+                and (nxt.lower in c.relation_verbs or base_form(nxt.lower) in c.relation_verbs)
             )
-            if not plural_subject:
-                return VERB
-        return NOUN if "NOUN" in has else VERB
+        )
+    )
+
+
+def _after_verb_or_start(c: _Context) -> str | None:
+    """After a verb or an adverb, or opening a clause: gerunds, imperatives and verbs."""
+    tok, has, p, nxt, prev = c.tok, c.has, c.p, c.nxt, c.prev
     if (
         p == VERB
-        and i == 1
+        and c.i == 1
         and prev is not None
         and prev.inflected == "ing"
         and "VERB" in has
@@ -609,9 +672,9 @@ def _choose(
         and (nxt.pos in (DET, POSS, PREP, PROPN) or nxt.lower in ("back", "up", "out", "off"))
     ):
         return VERB  # "advised walking more", "started using Ansible"
-    if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and i > 1:
+    if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and c.i > 1:
         return VERB  # "Bruno no longer lives", "she really hated"
-    if i == 0 or p in (PUNCT, CONJ, SUB, ADV):
+    if c.i == 0 or p in (PUNCT, CONJ, SUB, ADV):
         # an imperative or a gerund subject ("install docker", "restarting the router")
         if (
             "VERB" in has
@@ -620,9 +683,7 @@ def _choose(
             and not (tok.inflected == "" and nxt is not None and _finite_only(nxt))
         ):
             return VERB
-        if "ADJ" in has and nxt_nominal:
+        if "ADJ" in has and c.nxt_nominal:
             return ADJ
         return NOUN if "NOUN" in has else VERB
-    if "ADJ" in has and nxt_nominal:
-        return ADJ
-    return NOUN if "NOUN" in has else (VERB if "VERB" in has else ADJ)
+    return None
