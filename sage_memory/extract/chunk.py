@@ -301,7 +301,21 @@ def _tag_closed(tokens: list[Token], lex: Lexicon) -> None:
     for i, tok in enumerate(tokens):
         # "due to", "prior to", "thanks to": a compound preposition, not an infinitive
         if tok.lower == "to" and i > 0 and tokens[i - 1].lower in _TO_PREPOSITIONS:
-            tok.pos = PREP
+            tok.pos = tokens[i - 1].pos = PREP
+        # "Appendix A", "Plan B": a capital letter after a word is a label, not an article
+        if tok.text == "A" and i > 0 and tokens[i - 1].pos not in (PUNCT, CONJ, SUB):
+            tok.pos, tok.lemma = PROPN, "a"
+        # "sold her piano": "her" before a noun phrase is a possessive, not the object
+        if tok.lower == "her" and i + 1 < len(tokens) and _opens_noun_phrase(tokens[i + 1]):
+            tok.pos = POSS
+
+
+def _opens_noun_phrase(tok: Token) -> bool:
+    """An untagged word that can open a noun phrase (a noun, an adjective, a name)."""
+    if tok.pos:
+        return tok.pos in (NUM, CODE)
+    cands = _candidates(tok.lower)
+    return not cands or tok.capitalized or "NOUN" in cands or "ADJ" in cands
 
 
 def _tag_open_word(tokens: list[Token], i: int, lex: Lexicon) -> None:
@@ -436,8 +450,18 @@ def _repair_possessive_s(tokens: list[Token], lex: Lexicon) -> None:
     for i, tok in enumerate(tokens):
         if tok.lower == "'s" and i > 0 and tokens[i - 1].pos in (PROPN, NOUN, CODE):
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            after = tokens[i + 2] if i + 2 < len(tokens) else None
             if nxt is not None and nxt.pos in (NOUN, ADJ, PROPN, CODE) and nxt.inflected != "ing":
                 tok.pos, tok.lemma = POSS, "'s"
+            elif (
+                nxt is not None
+                and nxt.inflected == "ing"
+                and after is not None
+                and after.pos == NOUN
+            ):
+                # "her grandmother's sewing machine": a gerund modifier of the possessed noun
+                tok.pos, tok.lemma = POSS, "'s"
+                nxt.pos, nxt.lemma = NOUN, nxt.lower
 
 
 #: The passes after tagging, in order.

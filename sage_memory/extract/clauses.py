@@ -391,6 +391,8 @@ def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]
                 lead = toks[a.start - 1].lower if toks is not None and a.start > 0 else ""
                 if m.phrase.relation == "PRECEDES" and lead not in _SUBORDINATE:
                     continue  # the main clause of "after X, Y" is asserted
+                if m.phrase.relation == "CAUSES" and a.kind == CLAUSE:
+                    continue  # "X, so Y" / "Y because X" asserts both X and Y
                 if a.kind in (CLAUSE, TASK) or a.end - a.start > 1:
                     inside.append((a.start, a.end))
     kept.sort(key=lambda m: m.extent[0])

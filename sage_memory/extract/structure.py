@@ -65,6 +65,8 @@ _WEAK_OK = frozenset({"LIVES_IN", "OWNS", "PREFERS", "DISLIKES", "ALLERGIC_TO", 
 _SUBORDINATORS = frozenset(
     {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
 )
+#: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
+_VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
 #: (source label, target label) a relation gives to names without stronger evidence.
 _ROLES: dict[str, tuple[str, str]] = {
@@ -488,6 +490,39 @@ class _Reading:
             self._no_person_blocked,
             self._fronted_subject_has_verb,
             self._no_adverbial_argument,
+            self._verb_literal_is_a_verb,
+            self._active_is_not_passive,
+        )
+
+    @staticmethod
+    def _active_is_not_passive(
+        m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
+    ) -> bool:
+        """ "was delayed due to fog" is no "B delays A": an active phrasing of a family whose
+        passive is its own phrasing does not match a participle after "be"."""
+        if m.phrase.relation not in _VOICED or " be " in f" {m.phrase.pattern} " or not m.literals:
+            return True
+        k = min(m.literals) - 1
+        while k >= 0 and toks[k].pos in ("ADV", "NEG"):
+            k -= 1
+        verb = toks[min(m.literals)]
+        return not (k >= 0 and toks[k].lemma in ("be", "get") and verb.inflected == "ed")
+
+    @staticmethod
+    def _verb_literal_is_a_verb(
+        m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
+    ) -> bool:
+        """ "{A} run on {B}" does not match "her runs on Strava": the word after the subject
+        slot must be used as a verb, not as a noun after a determiner or possessive."""
+        if not m.phrase.pattern.startswith("{A} ") or not m.literals:
+            return True
+        k = min(m.literals)
+        # a plural noun right after a determiner or possessive cannot be a third-person verb
+        return not (
+            toks[k].pos == NOUN
+            and toks[k].inflected == "s"
+            and k > 0
+            and toks[k - 1].pos in ("DET", "POSS")
         )
 
     def _no_adverbial_argument(
@@ -873,6 +908,9 @@ class _Reading:
                     ("PART_OF", "part_heads"),
                     ("MEMBER_OF", "member_heads"),
                     ("CAUSES", "cause_heads"),
+                    ("OWNS", "owner_heads"),
+                    ("WORKS_AT", "employee_heads"),
+                    ("LIVES_IN", "resident_heads"),
                 ):
                     if lead & self.lex.words(heads) and relation != "WORKS_AT":
                         rest = arg.name.split(" of ", 1)[-1] if " of " in arg.name else ""
