@@ -925,7 +925,7 @@ class _Reading:
                 and len(words) >= 2
                 and words[-1] in self.lex.words("member_heads")
                 and arg.proper is False
-                and toks_capital(arg)
+                and (toks_capital(arg) or words[-2] in self.lex.words("group_heads"))
             ):
                 targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
                 out = "MEMBER_OF"  # "an Oxfam member"
@@ -940,6 +940,13 @@ class _Reading:
             groups = self.lex.words("group_heads") | self.lex.words("org_heads")
             if targets and all(_head_word(t) in groups for t in targets):
                 out = "MEMBER_OF"
+        if (
+            person
+            and out == "PART_OF"
+            and targets
+            and not any(self._person_like(t) or t.name.split()[-1][:1].isupper() for t in targets)
+        ):
+            out = "MEMBER_OF"  # a person is no component: "belongs to the cycling collective"
         if person and out in ("IS_A", "HAS_ROLE"):
             for i, arg in enumerate(targets):
                 words = list(arg.words)
