@@ -174,43 +174,9 @@ class Matcher:
         if el.kind == SLOT:
             return self._run(els, ei + 1, toks, i, (el.slot, i), spans, used, "", status)
         if open_slot is not None:
-            # the open slot takes at least one token; try each later place for this literal
-            name, start = open_slot
-            for j in range(start + 1, n):
-                if el.kind == OPTIONAL:
-                    break
-                end = self._word_at(el, toks, j)
-                if end is None:
-                    continue
-                mark = len(used)
-                saved = dict(spans)
-                spans[name] = (start, j)
-                used.extend(range(j, end))
-                if el.kind == POS and "status" in el.values:
-                    found = self._status_at(toks, j)
-                    status.append(found[1] if found else "")
-                if self._run(els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status):
-                    return True
-                del used[mark:]
-                spans.clear()
-                spans.update(saved)
-            if el.kind == OPTIONAL:
-                # an optional literal right after a slot: try with it, then without it
-                for j in range(start + 1, n):
-                    end = self._word_at(el, toks, j)
-                    if end is not None:
-                        mark, saved = len(used), dict(spans)
-                        spans[name] = (start, j)
-                        used.extend(range(j, end))
-                        if self._run(
-                            els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status
-                        ):
-                            return True
-                        del used[mark:]
-                        spans.clear()
-                        spans.update(saved)
-                return self._run(els, ei + 1, toks, i, open_slot, spans, used, prev_lemma, status)
-            return False
+            return self._run_after_slot(
+                els, ei, toks, i, open_slot, spans, used, prev_lemma, status
+            )
         mark = len(used)
         end = self._literal(el, toks, i, prev_lemma, used)
         if end is not None:
@@ -222,6 +188,60 @@ class Matcher:
             del used[mark:]
         if el.kind == OPTIONAL:
             return self._run(els, ei + 1, toks, i, None, spans, used, prev_lemma, status)
+        return False
+
+    def _run_after_slot(
+        self,
+        els: tuple[Element, ...],
+        ei: int,
+        toks: list[Token],
+        i: int,
+        open_slot: tuple[str, int],
+        spans: dict[str, tuple[int, int]],
+        used: list[int],
+        prev_lemma: str,
+        status: list[str],
+    ) -> bool:
+        """The literal ``els[ei]`` after an open slot, which takes at least one token: each
+        later place for it in turn (an optional literal: with it, then without it)."""
+        el = els[ei]
+        optional = el.kind == OPTIONAL
+        for j in range(open_slot[1] + 1, len(toks)):
+            end = self._word_at(el, toks, j)
+            if end is not None and self._close_slot(
+                els, ei, toks, (j, end), open_slot, spans, used, status, record=not optional
+            ):
+                return True
+        if optional:
+            return self._run(els, ei + 1, toks, i, open_slot, spans, used, prev_lemma, status)
+        return False
+
+    def _close_slot(
+        self,
+        els: tuple[Element, ...],
+        ei: int,
+        toks: list[Token],
+        at: tuple[int, int],
+        open_slot: tuple[str, int],
+        spans: dict[str, tuple[int, int]],
+        used: list[int],
+        status: list[str],
+        *,
+        record: bool,
+    ) -> bool:
+        """Try the open slot ending where the literal at ``at`` starts; undo on failure."""
+        (j, end), (name, start), el = at, open_slot, els[ei]
+        mark, saved = len(used), dict(spans)
+        spans[name] = (start, j)
+        used.extend(range(j, end))
+        if record and el.kind == POS and "status" in el.values:
+            found = self._status_at(toks, j)
+            status.append(found[1] if found else "")
+        if self._run(els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status):
+            return True
+        del used[mark:]
+        spans.clear()
+        spans.update(saved)
         return False
 
     # --- finding matches -----------------------------------------------------------------
