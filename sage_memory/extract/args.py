@@ -408,16 +408,36 @@ class ArgReader:
     def _one_after(
         self, toks: list[Token], k: int, e: int, *, clause_ok: bool, task_ok: bool
     ) -> Arg | None:
-        if k >= e:
+        if k >= e or self.is_time(toks, k):
             return None
+        verbal = self._verbal_after(toks, k, e, clause_ok=clause_ok, task_ok=task_ok)
+        if verbal is not None:
+            return verbal
+        end = self._np_end(toks, k, e)
+        if end <= k:
+            return None
+        named = self._named(toks, k, end, e)
+        if named is not None:
+            return named
+        if clause_ok:
+            clause = self._clause_after_noun(toks, k, end, e)
+            if clause is not None:
+                return clause
+        return self._np(toks, k, end)
+
+    def _verbal_after(
+        self, toks: list[Token], k: int, e: int, *, clause_ok: bool, task_ok: bool
+    ) -> Arg | None:
+        """A task ("to call the bank", "we need to call ...") or a pronoun (with its clause)
+        at ``k``; None when the argument there is a noun phrase."""
         t = toks[k]
-        if self.is_time(toks, k):
-            return None
         if t.pos == PART and k + 1 < e and toks[k + 1].pos == VERB and task_ok:
             return self._task(toks, k + 1, self._vp_end(toks, k + 1, e))
         if t.pos == VERB and task_ok:
             return self._task(toks, k, self._vp_end(toks, k, e))
-        if t.pos == PRON and t.lower not in ("that", "it", "this"):
+        if t.pos != PRON or t.lower == "that":
+            return None
+        if t.lower not in ("it", "this"):
             j = k + 1
             while (j < e and toks[j].pos in (MODAL, AUX, ADV, NEG, PART)) or (
                 j < e
@@ -428,20 +448,16 @@ class ArgReader:
                 j += 1
             if j < e and j > k + 1 and toks[j].pos == VERB and task_ok:
                 return self._task(toks, j, self._vp_end(toks, j, e))
-        if t.pos == PRON and t.lower not in ("that",):
-            arg = self._pronoun(toks, k)
-            if clause_ok:
-                end = self._clause_end(toks, k + 1, e)
-                if end > k + 1 and toks[k + 1].pos in (VERB, AUX, MODAL):
-                    return self._clause(toks, k, end, drop_subject=True)
-            return arg
-        end = self._np_end(toks, k, e)
-        if end <= k:
-            return None
-        named = self._named(toks, k, end, e)
-        if named is not None:
-            return named
-        if clause_ok and end + 1 < e and self._reduced_predicate(toks, end, e):
+        arg = self._pronoun(toks, k)
+        if clause_ok:
+            end = self._clause_end(toks, k + 1, e)
+            if end > k + 1 and toks[k + 1].pos in (VERB, AUX, MODAL):
+                return self._clause(toks, k, end, drop_subject=True)
+        return arg
+
+    def _clause_after_noun(self, toks: list[Token], k: int, end: int, e: int) -> Arg | None:
+        """A noun phrase ``[k, end)`` with its own predicate after it, read as one clause."""
+        if end + 1 < e and self._reduced_predicate(toks, end, e):
             # "migrations not run", "models out of sync with the database": a noun and a
             # verbless predicate name one state
             cend = self._clause_end(toks, end, e)
@@ -449,7 +465,7 @@ class ArgReader:
                 (m for m in range(end, cend) if toks[m].lower in ("or", "and", "nor")), cend
             )
             return self._clause(toks, k, stop)
-        if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
+        if end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
             cend = self._clause_end(toks, end, e)
             rest = toks[end + 1 : cend]
             if (
@@ -462,7 +478,7 @@ class ArgReader:
                 return self._np(toks, k, end)  # "once the migration is done": the migration
             if cend > end:
                 return self._clause(toks, k, cend)
-        return self._np(toks, k, end)
+        return None
 
     def _named(self, toks: list[Token], k: int, end: int, e: int) -> Arg | None:
         """ "a folk trio called Blue Owls": the name, with the describing noun as its head."""
