@@ -103,6 +103,7 @@ class ArgReader:
         self.discourse = lex.words("discourse")
         self.quantifiers = lex.words("quantifiers")
         self.hedges = lex.words("hedges")
+        self.label_nouns = lex.words("label_nouns")
 
     # --- spans -----------------------------------------------------------------------
 
@@ -697,57 +698,14 @@ class ArgReader:
 
     def _np(self, toks: list[Token], s: int, e: int) -> Arg:
         """A noun phrase's name: no article, possessive, leading quantity; singular kind."""
-        possessor = ""
-        k = s
-        for j in range(s, e):  # "Python's FastAPI" -> FastAPI, possessor Python
-            if toks[j].pos == POSS and toks[j].lower == "'s" and j + 1 < e:
-                possessor = " ".join(t.text for t in toks[s:j])
-                k = j + 1
-        while k < e and (
-            toks[k].pos in (DET, POSS, PUNCT)
-            or toks[k].lower in self.quantifiers
-            or toks[k].lower in self.hedges
-        ):
-            k += 1
-        if k < e and toks[k].lower == "of" and k > s:
-            k += 1
-        while k < e and toks[k].pos in (DET, POSS):
-            k += 1
-        if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
-            k += 1  # "their own room"
-        # a leading cardinal ("two photos") is a quantity, not part of the name
-        if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
-            k + 1 < e
-            and toks[k].pos == NUM
-            and toks[k].lower.isdigit()
-            and len(toks[k].lower) < 4
-            and toks[k + 1].pos in (NOUN, ADJ)
-            and toks[k + 1].inflected == "s"
-        ):
-            k += 1
+        k, possessor = self._np_start(toks, s, e)
         while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
             e -= 1
         if (
             e - k >= 2
             and toks[k].pos in (NOUN, PROPN)
             and toks[k + 1].pos == CODE
-            and (
-                toks[k].lower
-                in (
-                    "user",
-                    "customer",
-                    "client",
-                    "task",
-                    "project",
-                    "step",
-                    "file",
-                    "function",
-                    "command",
-                    "member",
-                    "buyer",
-                    "patient",
-                )
-            )
+            and toks[k].lower in self.label_nouns
         ):
             k += 1  # "user U123" -> U123, "task 'write tests'" -> write tests
         span = toks[k:e][:_MAX_NAME_TOKENS]
@@ -785,6 +743,39 @@ class ArgReader:
             head=head.lemma if head.pos != CODE else head.lower,
             words=tuple(words),
         )
+
+    def _np_start(self, toks: list[Token], s: int, e: int) -> tuple[int, str]:
+        """Where a noun phrase's name starts (past articles, possessors, quantities) and the
+        possessor it names ("Python's FastAPI" -> FastAPI, possessor Python)."""
+        possessor = ""
+        k = s
+        for j in range(s, e):
+            if toks[j].pos == POSS and toks[j].lower == "'s" and j + 1 < e:
+                possessor = " ".join(t.text for t in toks[s:j])
+                k = j + 1
+        while k < e and (
+            toks[k].pos in (DET, POSS, PUNCT)
+            or toks[k].lower in self.quantifiers
+            or toks[k].lower in self.hedges
+        ):
+            k += 1
+        if k < e and toks[k].lower == "of" and k > s:
+            k += 1
+        while k < e and toks[k].pos in (DET, POSS):
+            k += 1
+        if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
+            k += 1  # "their own room"
+        # a leading cardinal ("two photos") is a quantity, not part of the name
+        if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
+            k + 1 < e
+            and toks[k].pos == NUM
+            and toks[k].lower.isdigit()
+            and len(toks[k].lower) < 4
+            and toks[k + 1].pos in (NOUN, ADJ)
+            and toks[k + 1].inflected == "s"
+        ):
+            k += 1
+        return k, possessor
 
     def _task(self, toks: list[Token], s: int, e: int) -> Arg:
         """A task's name: its verb phrase with the first verb in the base form."""
