@@ -236,10 +236,27 @@ class ArgReader:
                 subject = self._coordinated_nps(toks, self._trim_start(toks, s, verbs[0]), verbs[0])
                 if subject:
                     return subject
+        span = self._subject_span(toks, s, e)
+        if span is None:
+            return []
+        s, e = span
+        if e - s == 1 and toks[s].pos in (PRON, POSS):
+            return [self._pronoun(toks, s)]
+        # a possessor only: "Ana's" before "favourite"
+        if toks[e - 1].pos == POSS and e - s >= 2:
+            return [self._np(toks, s, e - 1)]
+        task = self._doer_task(toks, s, e)
+        if task is not None:
+            return [task]
+        return self._verbal_subject(toks, s, e, clause_ok=clause_ok)
+
+    def _subject_span(self, toks: list[Token], s: int, e: int) -> tuple[int, int] | None:
+        """The subject span less edges, a closing time phrase, a fronted phrase and the doer
+        after a purpose phrase (None when nothing is left)."""
         e = self._trim_end(toks, s, e)
         s = self._trim_start(toks, s, e)
         if s >= e:
-            return []
+            return None
         # drop a time phrase that ends the span ("the release last week")
         for k in range(s + 1, e):
             if self.is_time(toks, k) >= e - k:
@@ -247,7 +264,7 @@ class ArgReader:
                 break
         e = self._trim_end(toks, s, e)
         if s >= e:
-            return []
+            return None
         # "For the garden we ...", "For now Bob ...": a fronted phrase
         if toks[s].pos == PREP and toks[s].lower not in ("of",):
             for k in range(s + 1, e):
@@ -264,25 +281,25 @@ class ArgReader:
             and toks[e - 1].lower in ("you", "we", "i", "they")
         ) and (toks[s].pos == PART or toks[s].pos == VERB):
             e -= 1
-        if e - s == 1 and toks[s].pos == PRON:
-            return [self._pronoun(toks, s)]
-        if e - s == 1 and toks[s].pos == POSS:
-            return [self._pronoun(toks, s)]
-        # a possessor only: "Ana's" before "favourite"
-        if toks[e - 1].pos == POSS and e - s >= 2:
-            return [self._np(toks, s, e - 1)]
-        # "we should write tests", "I'll tackle the invoices": a pronoun doer and its modals
-        # are not part of the task
-        k = s
-        if toks[k].pos == PRON and toks[k].lower not in ("it", "this", "that"):
+        return s, e
+
+    def _doer_task(self, toks: list[Token], s: int, e: int) -> Arg | None:
+        """ "we should write tests", "I'll tackle the invoices": a pronoun doer and its modals
+        are not part of the task."""
+        if toks[s].pos != PRON or toks[s].lower in ("it", "this", "that"):
+            return None
+        k = s + 1
+        while k < e and (
+            toks[k].pos in (MODAL, AUX, ADV, NEG, PART)
+            or toks[k].lower in ("need", "want", "have", "got", "going")
+        ):
             k += 1
-            while k < e and (
-                toks[k].pos in (MODAL, AUX, ADV, NEG, PART)
-                or toks[k].lower in ("need", "want", "have", "got", "going")
-            ):
-                k += 1
-            if k < e and toks[k].pos == VERB and k > s + 1:
-                return [self._task(toks, k, e)]
+        if k < e and toks[k].pos == VERB and k > s + 1:
+            return self._task(toks, k, e)
+        return None
+
+    def _verbal_subject(self, toks: list[Token], s: int, e: int, *, clause_ok: bool) -> list[Arg]:
+        """A subject span with verbs in it: a task, a clause or the noun phrase it names."""
         verbs = [k for k in range(s, e) if toks[k].pos == VERB]
         finite = [
             k
