@@ -590,8 +590,8 @@ class ArgReader:
         last_nominal = -1
         while j < e:
             t = toks[j]
-            if self.is_time(toks, j) and last_nominal >= 0:
-                break
+            if self.is_time(toks, j) and (last_nominal >= 0 or toks[j - 1].pos == ADJ):
+                break  # "the release last week", "her piano last month"
             if t.pos in NOMINAL or t.pos == ADJ or (t.pos == POSS and t.lower == "'s"):
                 if t.pos in NOMINAL:
                     last_nominal = j
@@ -673,7 +673,7 @@ class ArgReader:
             ):
                 j += 2
             return j
-        else:
+        elif not self.is_time(toks, j):  # "bouldering these days": the time is no object
             j2 = self._np_end(toks, j, e)
             j = max(j, j2)
         if j < e and toks[j].pos == ADJ and j + 1 >= e:

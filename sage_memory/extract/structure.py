@@ -951,7 +951,7 @@ class _Reading:
             for i, arg in enumerate(targets):
                 words = list(arg.words)
                 # "lead singer of the band": the role; "head of finance" is one name
-                if "of" in words[2:] and words[words.index("of") + 1 :][:1] == ["the"]:
+                if "of" in words[1:] and words[words.index("of") + 1 :][:1] == ["the"]:
                     targets[i] = _renamed(arg, arg.name.split(" of ", 1)[0])
         return out
 
