@@ -119,6 +119,15 @@ def is_superlative(word: str) -> bool:
 
 
 @lru_cache(maxsize=5_000)
+def third_person(verb: str) -> str:
+    """The third-person singular of a verb's base form ("work" -> "works")."""
+    from lemminflect import getInflection
+
+    forms = getInflection(verb.lower(), tag="VBZ")
+    return forms[0] if forms else verb
+
+
+@lru_cache(maxsize=5_000)
 def verb_known(word: str) -> bool:
     """Whether lemminflect knows ``word`` as a verb lemma ("teach", "manage")."""
     return word.lower() in _candidates(word.lower()).get("VERB", ())

@@ -37,11 +37,14 @@ from sage_memory.extract.chunk import (
     CODE,
     MODAL,
     NOUN,
+    PREP,
     PROPN,
     PUNCT,
     VERB,
     Token,
+    base_form,
     is_superlative,
+    third_person,
     tokenize,
     verb_known,
 )
@@ -217,9 +220,50 @@ class _Reading:
                 chunk = seg.text[start : start + _MAX_SENTENCE]
                 self.sentences.append((chunk, tokenize(chunk, self.lex)))
         self._plan()  # first, so later sentences can name a planned task by a short name
+        previous: tuple[str, list[Token]] | None = None
         for sentence, toks in self.sentences:
             self._sentence(sentence, toks)
+            if previous is not None:
+                answered = self._answered(previous[1], toks)
+                if answered:
+                    self._sentence(f"{previous[0]} {sentence}", tokenize(answered, self.lex))
+            previous = (sentence, toks)
         return self._delta()
+
+    def _answered(self, question: list[Token], answer: list[Token]) -> str:
+        """ "Where does Sam work? Acme." states that Sam works in Acme: a wh-question and the
+        bare noun phrase that answers it, read as the statement they make together ("" when
+        the pair is not one)."""
+        q = _drop_prompt(question)
+        a = _drop_prompt(answer)
+        if len(q) < 3 or q[-1].lower != "?" or q[0].lower not in self.lex.words("question_words"):
+            return ""
+        cut = next((k for k, t in enumerate(a) if t.pos == PUNCT), len(a))
+        reply = a[:cut]
+        if not 1 <= len(reply) <= 4 or any(
+            t.pos in (AUX, MODAL) or (t.pos == VERB and not t.capitalized) for t in reply
+        ):
+            return ""  # an answer is a bare noun phrase ("Acme.", "Green tea.")
+        wh, aux, rest = q[0].lower, q[1].lower, q[2:-1]
+        reader = self.ex.matcher.reader
+        rest = rest[: next((k for k in range(len(rest)) if reader.is_time(rest, k)), len(rest))]
+        while rest and rest[-1].pos == "DET":
+            rest = rest[:-1]  # "these" of "these days"
+        answer_text = " ".join(t.text for t in reply)
+        if aux in ("'s", "is", "are", "was", "were"):  # "where's Abebe?": where they live
+            subject = " ".join(t.text for t in rest)
+            return f"{subject} lives in {answer_text}" if wh == "where" and subject else ""
+        if aux not in ("do", "does", "did"):
+            return ""
+        verb = len(rest) - 1
+        while verb > 0 and rest[verb].pos == PREP:
+            verb -= 1  # "who does Mia work for": the verb before its preposition
+        if verb < 1 or not verb_known(base_form(rest[verb].lower)):
+            return ""
+        subject = " ".join(t.text for t in rest[:verb])
+        tail = "".join(" " + t.text for t in rest[verb + 1 :])
+        place = " in" if wh == "where" and not tail else ""
+        return f"{subject} {third_person(base_form(rest[verb].lower))}{tail}{place} {answer_text}"
 
     def _states_nothing(self, sentence: str, toks: list[Token]) -> bool:
         """Questions, boilerplate and rejected hypotheticals assert no fact."""
@@ -495,9 +539,7 @@ class _Reading:
         )
 
     @staticmethod
-    def _active_is_not_passive(
-        m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
-    ) -> bool:
+    def _active_is_not_passive(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """ "was delayed due to fog" is no "B delays A": an active phrasing of a family whose
         passive is its own phrasing does not match a participle after "be"."""
         if m.phrase.relation not in _VOICED or " be " in f" {m.phrase.pattern} " or not m.literals:
@@ -509,9 +551,7 @@ class _Reading:
         return not (k >= 0 and toks[k].lemma in ("be", "get") and verb.inflected == "ed")
 
     @staticmethod
-    def _verb_literal_is_a_verb(
-        m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
-    ) -> bool:
+    def _verb_literal_is_a_verb(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """ "{A} run on {B}" does not match "her runs on Strava": the word after the subject
         slot must be used as a verb, not as a noun after a determiner or possessive."""
         if not m.phrase.pattern.startswith("{A} ") or not m.literals:
@@ -1084,6 +1124,13 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _drop_prompt(toks: list[Token]) -> list[Token]:
+    """A sentence without a leading "Q:" / "A:" prompt."""
+    if len(toks) > 2 and toks[0].lower in ("q", "a") and toks[1].lower == ":":
+        return toks[2:]
+    return toks
 
 
 def _head_word(arg: Arg) -> str:

@@ -412,3 +412,43 @@ def test_anymore_denies_only_its_own_clause() -> None:
 def test_no_status_or_class_from_acts_and_expletives(text: str) -> None:
     found = edges(text)
     assert not any(r in ("HAS_STATUS", "IS_A", "HAS_ROLE") for _, r, _, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("Where does Sam work? Acme.", ("sam", "WORKS_AT", "acme", False)),
+        ("Who does Mia work for? Globex.", ("mia", "WORKS_AT", "globex", False)),
+        (
+            "Q: where's Oren lately? A: Valencia, since the spring.",
+            ("oren", "LIVES_IN", "valencia", False),
+        ),
+    ],
+)
+def test_a_question_and_its_bare_answer_state_a_fact(
+    text: str, edge: tuple[str, str, str, bool]
+) -> None:
+    assert edge in edges(text)
+
+
+def test_a_question_alone_or_with_a_full_reply_states_nothing_typed() -> None:
+    assert edges("Where does Tom work?") == set()
+    assert not any(r == "WORKS_AT" for _, r, _, _ in edges("Where does Tom work? No idea."))
+
+
+def test_selling_is_no_longer_owning_and_the_so_clause_is_no_cause() -> None:
+    found = edges("Rosa sold her kayak in May, so she doesn't have it anymore.")
+    assert ("rosa", "OWNS", "kayak", True) in found
+    assert not any(r == "CAUSES" for _, r, _, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("Lior is the proud owner of a Vespa.", ("lior", "OWNS", "vespa", False)),
+        ("Mara is a resident of Ghent.", ("mara", "LIVES_IN", "ghent", False)),
+        ("Carmen has been a union member for years.", ("carmen", "MEMBER_OF", "union", False)),
+    ],
+)
+def test_relational_nouns_name_their_relation(text: str, edge: tuple[str, str, str, bool]) -> None:
+    assert edge in edges(text)
