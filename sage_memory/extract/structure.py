@@ -536,6 +536,28 @@ class _Reading:
             self._no_adverbial_argument,
             self._verb_literal_is_a_verb,
             self._active_is_not_passive,
+            self._usage_is_usage,
+        )
+
+    def _usage_is_usage(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "used to live" is a habit, not use; "is staying in" a progressive, not a passive;
+        "anything with sweetener" attaches "with" to the pronoun, not to the verb."""
+        if m.phrase.relation != "USES" or not m.literals:
+            return True
+        lo, hi = min(m.literals), max(m.literals)
+        if toks[lo].lemma == "use" and lo + 1 < len(toks) and toks[lo + 1].lower == "to":
+            return False
+        if " be <verb>" in m.phrase.pattern and any(
+            toks[k].pos == VERB and toks[k].inflected == "ing" for k in m.literals
+        ):
+            return False
+        before_prep = toks[hi - 1] if hi > 0 else None
+        return not (
+            before_prep is not None
+            and toks[hi].pos == PREP
+            and before_prep.pos == "PRON"
+            and before_prep.lower not in self.lex.words("speaker")
+            and before_prep.lower not in self.lex.words("thing_pronouns")
         )
 
     @staticmethod
