@@ -281,6 +281,12 @@ class _Reading:
             return True
         if first.pos in (AUX, MODAL) and len(toks) > 2 and toks[1].pos in ("PRON", "DET", PROPN):
             return True  # "does the api need redis" without a question mark
+        if (
+            len(toks) > 2
+            and first.lower == "this"
+            and toks[1].lower in self.lex.words("code_units")
+        ):
+            return True  # "This function is a helper": a docstring about its own unit
         boiler = self.lex.words("boilerplate")
         if sum(w in boiler for w in words) >= 2 or (
             sum(1 for t in toks if t.text.isupper() and len(t.text) > 2) >= 5
