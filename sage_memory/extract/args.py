@@ -673,7 +673,9 @@ class ArgReader:
             ):
                 j += 2
             return j
-        elif not self.is_time(toks, j):  # "bouldering these days": the time is no object
+        elif not self.is_time(toks, j) or toks[j].lower in ("every", "each"):
+            # "bouldering these days": the time is no object; "walk every day": a routine's
+            # frequency is part of the task
             j2 = self._np_end(toks, j, e)
             j = max(j, j2)
         if j < e and toks[j].pos == ADJ and j + 1 >= e:
