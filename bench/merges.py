@@ -6,10 +6,14 @@ sentences per side and a label: the same thing or not, and which name a careful 
 
 For each pair, a fresh memory (offline defaults: rule extractor, MiniLM) takes both sides'
 context sentences through ``add``; then ``evolve(dry_run=True, operations=["merge"])`` runs.
-The system "says same" when entity resolution already made the two names one node at write
-time, or when the evolver suggests merging them. Pairs where the extractor did not produce a
-node under one of the names are counted apart ("not extracted"). Other merge suggestions made
-in the same small memory (between names the pair is not about) are counted as incidental.
+The merge pass runs with the display threshold at 0, so every candidate pair the scorer does
+not rule out is recorded with its confidence. The system "says same" at a threshold when entity
+resolution already made the two names one node at write time, or when the pair's confidence
+is at least the threshold; precision and recall are printed at the default threshold
+(``EvolveConfig.merge_suggest_confidence``) and at a sweep of others. Pairs where the extractor
+did not produce a node under one of the names are counted apart ("not extracted"). Other merge
+suggestions at the threshold in the same small memory (between names the pair is not about)
+are counted as incidental.
 
 Splits: pairs with odd numbers are ``dev`` (what merge scoring may be tuned on), even numbers
 ``heldout`` (never tuned on). Run: ``.venv/bin/python bench/merges.py`` (a few minutes).
@@ -246,7 +250,9 @@ def render(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
             "Saved runs `before` and `after` (2026-12-01) found each side's node by name alone, "
             "so a side whose sentences made no node under the name counted as merged with the "
             "other; they are not comparable with `before_session2` (the code before this "
-            "session's changes, measured the current way) and later runs.",
+            "session's changes, measured the current way) and later runs. `before_session3` is "
+            "the code before the log-odds merge confidence, measured with the threshold sweep; "
+            "`after_session3` the code with it.",
         ]
     for name, old in saved.items():
         lines.append("")
