@@ -42,7 +42,11 @@ NAME = "merges-table"
 COMMAND = ".venv/bin/python bench/merges.py"
 
 
-def split_of(pair: dict[str, Any]) -> str:
+def split_of(pair: dict[str, Any], first_set: bool = True) -> str:
+    """``dev`` / ``heldout`` by the id's number in the first set; any other set (a sealed one
+    scored once, see ``--pairs``) is one split, ``blind``."""
+    if not first_set:
+        return "blind"
     return "dev" if int(pair["id"].rsplit("-", 1)[1]) % 2 else "heldout"
 
 
@@ -157,19 +161,22 @@ def shown_threshold() -> float:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from sage_memory.embed.minilm import default_embedder
 
-    pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    source = Path(args.pairs).resolve()
+    first = source == PAIRS.resolve()
+    pairs = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
     if args.split:
-        pairs = [p for p in pairs if split_of(p) == args.split]
+        pairs = [p for p in pairs if split_of(p, first) == args.split]
     if args.limit:
         pairs = pairs[: args.limit]
     embedder = default_embedder()
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for pair in pairs:
-        rows[split_of(pair)].append(judge_pair(pair, embedder))
+        rows[split_of(pair, first)].append(judge_pair(pair, embedder))
     threshold = shown_threshold()
     every = [r for split in rows.values() for r in split]
     return {
         "pairs": len(pairs),
+        "pairs_file": str(source.relative_to(ROOT)) if source.is_relative_to(ROOT) else str(source),
         "threshold": threshold,
         "splits": {name: tally(r, threshold) for name, r in sorted(rows.items())},
         "all": tally(every, threshold),
@@ -216,11 +223,16 @@ def sweep_table(report: dict[str, Any]) -> str:
 
 def render(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
     """The README section, from a run's report and the saved runs (no measuring)."""
+    source = report.get("pairs_file", "tests/data/blind/merge_pairs.jsonl")
+    seen = (
+        "looked at in earlier rounds, so now development data"
+        if source.endswith("merge_pairs.jsonl")
+        else "sealed until this run, its first scoring"
+    )
     lines = [
-        f"{report['pairs']} labelled pairs written blind (tests/data/blind/merge_pairs.jsonl) "
-        "by a helper who never read the code; looked at in earlier rounds, so now development "
-        "data. Each pair's context sentences go through `add` in a fresh memory, then a "
-        'dry-run merge pass. "Judged" excludes pairs where the extractor made no node under '
+        f"{report['pairs']} labelled pairs written blind ({source}) by a helper who never read "
+        f"the code; {seen}. Each pair's context sentences go through `add` in a fresh memory, "
+        'then a dry-run merge pass. "Judged" excludes pairs where the extractor made no node under '
         "one of the names (each side's node is the one its own sentences support). The system "
         "says *same* when entity resolution made the two names one node at write time, or "
         "when the merge pass scores the pair at least the display threshold "
@@ -273,6 +285,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--split", choices=["dev", "heldout"], help="only this split (tune on dev)")
+    ap.add_argument(
+        "--pairs",
+        default=str(PAIRS),
+        help="the pairs file (default: the first set; another set is scored as one split)",
+    )
     ap.add_argument("--save-as", help="also keep this run as bench/results/merges_<NAME>.json")
     ap.add_argument("--render", action="store_true", help="only rewrite the README section")
     ap.add_argument("--no-write", action="store_true")
