@@ -47,7 +47,7 @@ from sage_memory.types import (
 
 if TYPE_CHECKING:
     from sage_memory.evolve.history import MemoryAsOf
-    from sage_memory.evolve.runner import EvolutionReport
+    from sage_memory.evolve.report import EvolutionReport
 
 
 class AsyncSageMemory:
@@ -532,6 +532,7 @@ class AsyncSageMemory:
         self,
         kind: str,
         *,
+        transitive: bool = True,
         as_of: datetime | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
@@ -541,6 +542,7 @@ class AsyncSageMemory:
         return await asyncio.to_thread(
             self.sync.ancestors,
             kind,
+            transitive=transitive,
             as_of=as_of,
             user_id=user_id,
             agent_id=agent_id,

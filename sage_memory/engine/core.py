@@ -65,7 +65,8 @@ from sage_memory.types import (
 
 if TYPE_CHECKING:
     from sage_memory.evolve.history import MemoryAsOf
-    from sage_memory.evolve.runner import EvolutionReport, Schedule
+    from sage_memory.evolve.report import EvolutionReport
+    from sage_memory.evolve.triggers import Schedule
     from sage_memory.retrieve import Retriever
 
 
@@ -182,7 +183,7 @@ class SageMemory:
         self._writes = WritePath(ctx, self._lookup, self._evolution)
         self._maintenance = Maintenance(ctx)
         if ctx.config.evolve.schedule_seconds > 0:
-            from sage_memory.evolve.runner import Schedule
+            from sage_memory.evolve.triggers import Schedule
 
             self._schedule = Schedule(ctx.config.evolve.schedule_seconds, self.evolve)
             self._schedule.start()
@@ -602,14 +603,16 @@ class SageMemory:
         self,
         kind: str,
         *,
+        transitive: bool = True,
         as_of: datetime | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
     ) -> list[NodeHit]:
-        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last."""
+        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last
+        (the taxonomy; ``transitive=False``: only the kinds it is directly)."""
         scope = required(scope_of(user_id, agent_id, run_id))
-        return self._reads.ancestors(kind, scope, as_of=as_of)
+        return self._reads.ancestors(kind, scope, transitive=transitive, as_of=as_of)
 
     def causes(
         self,
