@@ -59,7 +59,8 @@ def reference_time(plan: QueryPlan, as_of: datetime | None, now: datetime) -> da
     whatever its stamp."""
     if as_of is not None:
         return as_of
-    if plan.window is not None and not plan.window.any_year:
+    if plan.window is not None:
+        # A month without a year is its latest occurrence not after now (as for facts).
         return min(plan.window.end, now)
     return None
 
@@ -119,6 +120,8 @@ def current_first(
             continue
         ids = [top[r] for r in rows]  # best first
         lead = _by_time(ids, memories, at)[0]
+        if _numbers(plan.text) & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
+            continue  # the query names a number of the best statement: it asks for that one
         # The statement of the asked time takes the group's best score; the others keep their
         # order one step lower, so an earlier statement (evidence of the change too) is
         # displaced by one place, never sent to the group's end.
@@ -148,3 +151,8 @@ def _named(text: str, names: Sequence[str]) -> frozenset[str]:
     """The query's names this text mentions (whole words, any case)."""
     low = text.casefold()
     return frozenset(n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", low))
+
+
+def _numbers(text: str) -> set[str]:
+    """The words of ``text`` that hold a digit ("7", "v2", "2026")."""
+    return {w for w in re.findall(r"\w+", text.casefold()) if any(c.isdigit() for c in w)}
