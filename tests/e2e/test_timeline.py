@@ -125,26 +125,6 @@ def test_any_add_order_gives_the_true_history(
             assert _first_value(mem, relation, as_of=when + timedelta(hours=12)) == value
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(histories())
-def test_the_current_value_leads_from_the_text_alone(
-    case: tuple[str, list[tuple[str, datetime]], list[int]],
-) -> None:
-    """No fact extracted (``infer=False``): the later statement of the same thing still ranks
-    first, and ``as_of`` still gets the value of its time."""
-    relation, story, order = case
-    pattern = KINDS[relation][2]
-    with _memory() as mem:
-        for i in order:
-            value, when = story[i]
-            text = pattern.format(s=SUBJECT[relation], v=value)
-            mem.add(text, user_id="u", timestamp=when, infer=False)
-        assert mem.stats(user_id="u")["edges"] == 0
-        assert _first_value(mem, relation) == story[-1][0]
-        for value, when in story:
-            assert _first_value(mem, relation, as_of=when + timedelta(hours=12)) == value
-
-
 def test_an_older_fact_learnt_later_becomes_history() -> None:
     with _memory() as mem:
         mem.add("Dana lives in Oslo.", user_id="u", timestamp=datetime(2026, 6, 1, tzinfo=UTC))
