@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_memory.codec import dumps
+from sage_memory.store import journal_delta as delta
 from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.base import name_key
 from sage_memory.store.rows import scope_of as _scope_of
@@ -16,6 +17,16 @@ from sage_memory.store.sqlite_connection import SQLiteConnection
 from sage_memory.types import Change, Vector
 
 
+def _last_link(db: sqlite3.Connection, ch: Change) -> delta.Link | None:
+    """The link of the row's previous journaled change (this transaction's included)."""
+    row = db.execute(
+        "SELECT substr(before, 1, 12), substr(after, 1, 17) FROM journal WHERE entity_id = ?"
+        " ORDER BY seq DESC LIMIT 1",
+        (ch.entity_id,),
+    ).fetchone()
+    return None if row is None else delta.Link.from_columns(row[0], row[1])
+
+
 class SQLiteWrites(SQLiteConnection):
     """``apply``: rows, their full-text entries, names, provenance and the journal."""
 
@@ -23,12 +34,14 @@ class SQLiteWrites(SQLiteConnection):
         vectors = vectors or {}
         with utf8_only(), self._tx() as db:
             for ch in changes:
+                data = None if ch.after is None else dumps(ch.after)
                 if ch.entity == "memory":
-                    self._write_memory(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
+                    self._write_memory(db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id))
                 elif ch.entity == "node":
-                    self._write_node(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
+                    self._write_node(db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id))
                 else:
-                    self._write_edge(db, ch.entity_id, ch.after)
+                    self._write_edge(db, ch.entity_id, ch.after, data)
+                before, after, _ = delta.encode(ch.before, ch.after, _last_link(db, ch), data)
                 db.execute(
                     "INSERT INTO journal (id, batch_id, scope_key, entity, entity_id, op, before,"
                     " after, at, actor, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -39,8 +52,8 @@ class SQLiteWrites(SQLiteConnection):
                         ch.entity,
                         ch.entity_id,
                         ch.op,
-                        None if ch.before is None else dumps(ch.before),
-                        None if ch.after is None else dumps(ch.after),
+                        before,
+                        after,
                         ch.at.isoformat(),
                         ch.actor,
                         ch.reason,
@@ -52,6 +65,7 @@ class SQLiteWrites(SQLiteConnection):
         db: sqlite3.Connection,
         mid: str,
         after: Mapping[str, Any] | None,
+        data: str | None,
         vec: Vector | None,
     ) -> None:
         row = db.execute("SELECT rid FROM memories WHERE id = ?", (mid,)).fetchone()
@@ -67,7 +81,7 @@ class SQLiteWrites(SQLiteConnection):
             after["timestamp"],
             after["created_at"],
             int(bool(after.get("archived"))),
-            dumps(after),
+            data,
         )
         if row:
             rid = row[0]
@@ -92,6 +106,7 @@ class SQLiteWrites(SQLiteConnection):
         db: sqlite3.Connection,
         nid: str,
         after: Mapping[str, Any] | None,
+        data: str | None,
         vec: Vector | None,
     ) -> None:
         row = db.execute("SELECT rid FROM nodes WHERE id = ?", (nid,)).fetchone()
@@ -107,12 +122,12 @@ class SQLiteWrites(SQLiteConnection):
         if row:
             rid = row[0]
             db.execute(
-                "UPDATE nodes SET scope_key=?, data=? WHERE rid=?", (scope_key, dumps(after), rid)
+                "UPDATE nodes SET scope_key=?, data=? WHERE rid=?", (scope_key, data, rid)
             )
         else:
             cur = db.execute(
                 "INSERT INTO nodes (id, scope_key, data) VALUES (?,?,?)",
-                (nid, scope_key, dumps(after)),
+                (nid, scope_key, data),
             )
             rid = cur.lastrowid
         if vec is not None:
@@ -129,7 +144,7 @@ class SQLiteWrites(SQLiteConnection):
         )
 
     def _write_edge(
-        self, db: sqlite3.Connection, eid: str, after: Mapping[str, Any] | None
+        self, db: sqlite3.Connection, eid: str, after: Mapping[str, Any] | None, data: str | None
     ) -> None:
         db.execute("DELETE FROM provenance WHERE entity_id = ?", (eid,))
         if after is None:
@@ -146,7 +161,7 @@ class SQLiteWrites(SQLiteConnection):
                 after["source_id"],
                 after["target_id"],
                 after["relation"],
-                dumps(after),
+                data,
             ),
         )
         db.executemany(
