@@ -206,7 +206,9 @@ def phase_search(folder: Path, count: int) -> dict[str, Any]:
 
     embedder = make_embedder("minilm")
     db = sqlite3.connect(folder / "sage.db")
-    rows = db.execute("SELECT id, vec FROM memories WHERE vec IS NOT NULL").fetchall()
+    rows = db.execute(
+        "SELECT m.id, v.vec FROM memories m JOIN memory_vectors v ON v.rid = m.rid"
+    ).fetchall()
     db.close()
     plain_dir = Path(tempfile.mkdtemp(prefix="scale-chroma-"))
     try:

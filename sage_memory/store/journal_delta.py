@@ -166,9 +166,9 @@ def patch(before: Mapping[str, Any], delta: Mapping[str, Any]) -> Image:
     return dict(sorted(out.items()))  # the key order of json.loads(dumps(...))
 
 
-def step(state: Image | None, before_col: str | None, after_col: str | None) -> tuple[
-    Image | None, Image | None
-]:
+def step(
+    state: Image | None, before_col: str | None, after_col: str | None
+) -> tuple[Image | None, Image | None]:
     """Decode one stored change given the ``after`` of the row's previous change (``state``).
 
     Returns:

@@ -89,6 +89,9 @@ class SQLiteJournal(SQLiteConnection):
                 ) from exc
         return out
 
+    def journal_seq(self) -> int:
+        return int(self._rows("SELECT COALESCE(max(seq), 0) FROM journal")[0][0])
+
     def purge_journal(self, entity_ids: Sequence[str]) -> int:
         total = 0
         with self._tx() as db:

@@ -72,6 +72,7 @@ class SQLiteWrites(SQLiteConnection):
         if after is None:
             if row:
                 db.execute("DELETE FROM memories WHERE rid = ?", (row[0],))
+                db.execute("DELETE FROM memory_vectors WHERE rid = ?", (row[0],))
                 postings.unindex(db, "m", row[0])
             return
         scope = _scope_of(after)
@@ -98,7 +99,9 @@ class SQLiteWrites(SQLiteConnection):
             )
             rid = cur.lastrowid
         if vec is not None:
-            db.execute("UPDATE memories SET vec = ? WHERE rid = ?", (_blob(vec), rid))
+            db.execute(
+                "INSERT OR REPLACE INTO memory_vectors (rid, vec) VALUES (?, ?)", (rid, _blob(vec))
+            )
         postings.index(db, "m", rid, scope.key, after["text"])
 
     def _write_node(
@@ -117,13 +120,12 @@ class SQLiteWrites(SQLiteConnection):
         if after is None:
             if row:
                 db.execute("DELETE FROM nodes WHERE rid = ?", (row[0],))
+                db.execute("DELETE FROM node_vectors WHERE rid = ?", (row[0],))
             return
         scope_key = _scope_of(after).key
         if row:
             rid = row[0]
-            db.execute(
-                "UPDATE nodes SET scope_key=?, data=? WHERE rid=?", (scope_key, data, rid)
-            )
+            db.execute("UPDATE nodes SET scope_key=?, data=? WHERE rid=?", (scope_key, data, rid))
         else:
             cur = db.execute(
                 "INSERT INTO nodes (id, scope_key, data) VALUES (?,?,?)",
@@ -131,7 +133,9 @@ class SQLiteWrites(SQLiteConnection):
             )
             rid = cur.lastrowid
         if vec is not None:
-            db.execute("UPDATE nodes SET vec = ? WHERE rid = ?", (_blob(vec), rid))
+            db.execute(
+                "INSERT OR REPLACE INTO node_vectors (rid, vec) VALUES (?, ?)", (rid, _blob(vec))
+            )
         names = {name_key(after["name"]), *(name_key(a) for a in after.get("aliases", ()))}
         db.executemany(
             "INSERT INTO node_names (scope_key, key, node_id) VALUES (?,?,?)",

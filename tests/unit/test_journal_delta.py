@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from datetime import UTC, datetime
@@ -86,7 +87,7 @@ def test_a_popular_rows_history_grows_linearly_and_reads_back_whole(tmp_path: Pa
     store.apply([_change(nid, images[-1], None)])
     images.append(None)
     entries = store.journal(entity_id=nid)
-    assert [(c.before, c.after) for _, c in entries] == list(zip(images, images[1:]))
+    assert [(c.before, c.after) for _, c in entries] == list(itertools.pairwise(images))
     # Any page, any batch, decodes the same as the whole history.
     for start in (0, entries[17][0], entries[400][0]):
         page = store.journal(after_seq=start, limit=50)
@@ -118,7 +119,7 @@ def test_a_rewritten_history_stays_exact_and_unlinks_what_follows(tmp_path: Path
     got = [(c.before, c.after) for _, c in store.journal(entity_id=nid)]
     want = [
         (scrub(b), scrub(a)) if k % 3 == 0 else (b, a)
-        for k, (b, a) in enumerate(zip(images, images[1:]))
+        for k, (b, a) in enumerate(itertools.pairwise(images))
     ]
     assert got == want
     # The next change starts from the row as it is (not as the rewritten journal has it).
