@@ -26,12 +26,15 @@ canonical JSON), so undo, redo and history see no difference.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
 from sage_memory.codec import dumps
+from sage_memory.types import Edge, Memory, Node
 
 Image = dict[str, Any]
 
@@ -39,6 +42,49 @@ Image = dict[str, Any]
 MIN_CHAIN = 16
 #: ...and once it is longer than the image's size divided by this (bytes per change).
 BYTES_PER_LINK = 256
+
+
+#: Fields always stored, whatever their value (readers of the raw rows use them).
+_ALWAYS = frozenset({"id", "scope", "text", "name", "source_id", "target_id", "relation"})
+
+
+@functools.cache
+def _defaults(entity: str) -> dict[str, Any]:
+    """The JSON form of each constant default of a record type (factories only for the
+    empty containers: a ``created_at`` stamped at construction has no constant default)."""
+    cls = {"memory": Memory, "node": Node, "edge": Edge}[entity]
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in _ALWAYS:
+            continue
+        if f.default is not dataclasses.MISSING:
+            value = f.default
+        elif f.default_factory in (dict, tuple, list):  # type: ignore[comparison-overlap]
+            value = f.default_factory()  # type: ignore[misc]
+        else:
+            continue
+        out[f.name] = json.loads(dumps(value))
+    return out
+
+
+def compact(entity: str, image: Mapping[str, Any]) -> dict[str, Any]:
+    """``image`` without the fields that hold their type's default (:func:`complete` puts
+    them back): a chat turn's record is mostly defaults (no source, no role, no metadata...)."""
+    defaults = _defaults(entity)
+    return {k: v for k, v in image.items() if k not in defaults or not _same(v, defaults[k])}
+
+
+def complete(entity: str, image: Mapping[str, Any]) -> Image:
+    """The inverse of :func:`compact` (an image stored whole is returned as it was)."""
+    missing = {k: copy.deepcopy(v) for k, v in _defaults(entity).items() if k not in image}
+    return dict(sorted({**image, **missing}.items())) if missing else dict(image)
+
+
+def _same(value: Any, default: Any) -> bool:
+    """JSON equality for a default's small value (1, 1.0 and True differ)."""
+    if type(value) is not type(default):
+        return False
+    return bool(value == default) if not isinstance(value, dict | list) else not value
 
 
 def image_hash(canonical: str) -> str:
@@ -64,6 +110,7 @@ class Link:
 
 
 def encode(
+    entity: str,
     before: Mapping[str, Any] | None,
     after: Mapping[str, Any] | None,
     previous: Link | None,
@@ -72,6 +119,7 @@ def encode(
     """The two stored columns of a change, and the link its next change will need.
 
     Args:
+        entity: "memory", "node" or "edge" (whole images leave out its default values).
         before: The row's state before the change (None: an insert).
         after: The row's state after it (None: a delete).
         previous: The link of the row's previous journaled change (None: there is none).
@@ -86,14 +134,14 @@ def encode(
         if linked and (depth < MIN_CHAIN or depth * BYTES_PER_LINK <= len(before_json)):
             before_col = f"={depth}"
         else:
-            before_col, depth = before_json, 0
+            before_col, depth = dumps(compact(entity, before)), 0
     if after is None:
         return before_col, None, Link(depth, None)
     if after_json is None:
         after_json = dumps(after)
     digest = image_hash(after_json)
     if before is None:
-        return before_col, f"F{digest}{after_json}", Link(depth, digest)
+        return before_col, f"F{digest}{dumps(compact(entity, after))}", Link(depth, digest)
     return before_col, f"D{digest}{dumps(diff(before, after))}", Link(depth, digest)
 
 
@@ -167,9 +215,10 @@ def patch(before: Mapping[str, Any], delta: Mapping[str, Any]) -> Image:
 
 
 def step(
-    state: Image | None, before_col: str | None, after_col: str | None
+    entity: str, state: Image | None, before_col: str | None, after_col: str | None
 ) -> tuple[Image | None, Image | None]:
-    """Decode one stored change given the ``after`` of the row's previous change (``state``).
+    """Decode one stored change of a row of kind ``entity`` given the ``after`` of the row's
+    previous change (``state``).
 
     Returns:
         (before, after) as dicts; they may share objects with ``state``: copy them (see
@@ -182,14 +231,14 @@ def step(
             raise ValueError("a journal delta whose previous change is missing")
         before = state
     else:
-        before = json.loads(before_col)
+        before = complete(entity, json.loads(before_col))
     if after_col is None:
         return before, None
     head = after_col[:1]
     if head == "{":
-        return before, json.loads(after_col)
+        return before, complete(entity, json.loads(after_col))
     if head == "F":
-        return before, json.loads(after_col[17:])
+        return before, complete(entity, json.loads(after_col[17:]))
     if before is None:
         raise ValueError("a journal delta without the state it applies to")
     return before, patch(before, json.loads(after_col[17:]))

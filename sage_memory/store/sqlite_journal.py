@@ -59,6 +59,7 @@ class SQLiteJournal(SQLiteConnection):
         out: dict[int, tuple[Image | None, Image | None]] = {}
         for entity_id, mine in by_entity.items():
             first, last = mine[0], mine[-1]
+            entity = first[4]
             chain: list[Sequence[Any]] = []
             if first[7] is not None and first[7].startswith("="):
                 back = self._db.execute(
@@ -79,7 +80,7 @@ class SQLiteJournal(SQLiteConnection):
             state: Image | None = None
             try:
                 for seq, before_col, after_col in chain:
-                    before, state = delta.step(state, before_col, after_col)
+                    before, state = delta.step(entity, state, before_col, after_col)
                     if seq in wanted:
                         out[seq] = (delta.fresh(before), delta.fresh(state))
             except ValueError as exc:
@@ -114,14 +115,15 @@ class SQLiteJournal(SQLiteConnection):
                     "SELECT seq, before, after FROM journal WHERE entity_id = ? ORDER BY seq",
                     (entity_id,),
                 ).fetchall()
+                entity = next(iter(mine.values())).entity
                 state: Image | None = None
                 link: delta.Link | None = None
                 rows = []
                 for seq, before_col, after_col in chain:
-                    before, state = delta.step(state, before_col, after_col)
+                    before, state = delta.step(entity, state, before_col, after_col)
                     fix = mine.get(seq)
                     images = (before, state) if fix is None else (fix.before, fix.after)
-                    new_before, new_after, link = delta.encode(*images, link)
+                    new_before, new_after, link = delta.encode(entity, *images, link)
                     rows.append((new_before, new_after, seq))
                 db.executemany("UPDATE journal SET before = ?, after = ? WHERE seq = ?", rows)
 

@@ -36,12 +36,16 @@ class SQLiteWrites(SQLiteConnection):
             for ch in changes:
                 data = None if ch.after is None else dumps(ch.after)
                 if ch.entity == "memory":
-                    self._write_memory(db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id))
+                    # A memory's row leaves out its default fields (readers fill them in).
+                    row = None if ch.after is None else dumps(delta.compact("memory", ch.after))
+                    self._write_memory(db, ch.entity_id, ch.after, row, vectors.get(ch.entity_id))
                 elif ch.entity == "node":
                     self._write_node(db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id))
                 else:
                     self._write_edge(db, ch.entity_id, ch.after, data)
-                before, after, _ = delta.encode(ch.before, ch.after, _last_link(db, ch), data)
+                before, after, _ = delta.encode(
+                    ch.entity, ch.before, ch.after, _last_link(db, ch), data
+                )
                 db.execute(
                     "INSERT INTO journal (id, batch_id, scope_key, entity, entity_id, op, before,"
                     " after, at, actor, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",

@@ -12,10 +12,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sage_memory.codec import dumps
+from sage_memory.codec import dumps, to_dict
 from sage_memory.store import journal_delta as delta
 from sage_memory.store.sqlite import SQLiteGraphStore
-from sage_memory.types import Change, new_id
+from sage_memory.types import Change, Node, Scope, new_id
+
+_AT = datetime(2026, 1, 1, tzinfo=UTC)
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-2, 2) | st.text(max_size=4),
@@ -38,6 +40,13 @@ def test_patch_of_diff_is_the_after_image(before: dict[str, Any], after: dict[st
     assert list(got) == list(_canon(after))  # the key order of json.loads too
 
 
+def test_whole_images_leave_out_defaults_and_read_back_complete() -> None:
+    image = _node("n1", [])
+    stored = delta.compact("node", image)
+    assert "memory_ids" not in stored and "access_count" not in stored
+    assert delta.complete("node", json.loads(dumps(stored))) == image
+
+
 def test_numbers_of_equal_value_but_other_json_are_kept() -> None:
     before, after = {"x": 1, "y": True}, {"x": 1.0, "y": 1}
     got = delta.patch(before, json.loads(dumps(delta.diff(before, after))))
@@ -45,15 +54,17 @@ def test_numbers_of_equal_value_but_other_json_are_kept() -> None:
 
 
 def _node(nid: str, mentions: list[str], name: str = "Alice") -> dict[str, Any]:
-    return {
-        "id": nid,
-        "name": name,
-        "memory_ids": mentions,
-        "scope": {"user_id": "u", "agent_id": None, "run_id": None},
-        "attributes": {"n": len(mentions)},
-        "aliases": [],
-        "summary": "",
-    }
+    """A node's image as the engine journals it (``to_dict``), as JSON gives it back."""
+    node = Node(
+        id=nid,
+        scope=Scope(user_id="u"),
+        name=name,
+        memory_ids=tuple(mentions),
+        attributes={"n": len(mentions)},
+        created_at=_AT,
+        updated_at=_AT,
+    )
+    return _canon(to_dict(node))
 
 
 def _change(nid: str, before: Any, after: Any) -> Change:
@@ -67,7 +78,7 @@ def _change(nid: str, before: Any, after: Any) -> Change:
         op=op,  # type: ignore[arg-type]
         before=before,
         after=after,
-        at=datetime(2026, 1, 1, tzinfo=UTC),
+        at=_AT,
         actor="test",
         reason="test",
     )
