@@ -37,7 +37,9 @@ def write_mark(store: GraphStore) -> None:
     """Record that the index agrees with every journaled change so far (call it under the
     write lock, after the index was written)."""
     if isinstance(store, JournalHead) and store.persistent:
-        store.set_meta(MARK_KEY, str(store.journal_seq()))
+        seq = str(store.journal_seq())
+        if store.get_meta(MARK_KEY) != seq:  # a read-only command writes nothing
+            store.set_meta(MARK_KEY, seq)
 
 
 def clear_mark(store: GraphStore) -> None:
