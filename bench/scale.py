@@ -373,7 +373,7 @@ def write_readme(result: dict[str, Any]) -> None:
             f"{k} {v:.1f}" for k, v in list(last["space"]["sqlite_tables_mb"].items())[:8]
         )
         lines.append(
-            f"Where SQLite's bytes go at {last['n']:,} (MB, sqlite's dbstat, largest first): {tables}."
+            f"Where SQLite's bytes go at {last['n']:,} (MB, dbstat, largest first): {tables}."
         )
         lines.append("")
     lines.append(
