@@ -30,7 +30,7 @@ import dataclasses
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_memory.codec import dumps
@@ -242,6 +242,18 @@ def step(
     if before is None:
         raise ValueError("a journal delta without the state it applies to")
     return before, patch(before, json.loads(after_col[17:]))
+
+
+def linked(chain: Sequence[tuple[int, str | None, str | None]]) -> bool:
+    """Whether consecutive (seq, before, after) columns are consecutive changes of their row:
+    each ``=N`` follows the change N - 1 links after a whole image."""
+    depth = None
+    for _, before_col, _after in chain:
+        here = int(before_col[1:]) if before_col is not None and before_col[:1] == "=" else 0
+        if depth is not None and here not in (0, depth + 1):
+            return False
+        depth = here
+    return True
 
 
 def fresh(image: Image | None) -> Image | None:

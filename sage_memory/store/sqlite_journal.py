@@ -43,9 +43,9 @@ class SQLiteJournal(SQLiteConnection):
         params.append(-1 if limit is None else limit)
         with self._lock:
             rows = self._rows(sql, params)
-            # Rows of one batch are not all of their rows' changes in that range (the others
-            # are read to decode them); any other filter keeps a row's changes contiguous.
-            images = self._decode(rows, contiguous=batch_id is None)
+            # Rows of one batch (or scope) need not be all of their rows' changes in that range
+            # (the others are read to decode them); the other filters keep them contiguous.
+            images = self._decode(rows, contiguous=batch_id is None and scope is None)
         return [journal_entry(r, images[r[0]]) for r in rows]
 
     def _decode(
@@ -68,8 +68,11 @@ class SQLiteJournal(SQLiteConnection):
                     (entity_id, first[0], int(first[7][1:])),
                 ).fetchall()
                 chain += reversed(back)
-            if contiguous or len(mine) == 1:
-                chain += [(r[0], r[7], r[8]) for r in mine]
+            given = [(r[0], r[7], r[8]) for r in mine]
+            # A filter may leave out some of a row's changes in between (a batch's, or a row
+            # whose scope changed): then read them too.
+            if len(given) == 1 or (contiguous and delta.linked(given)):
+                chain += given
             else:
                 chain += self._db.execute(
                     "SELECT seq, before, after FROM journal WHERE entity_id = ?"

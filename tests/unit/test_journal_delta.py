@@ -72,7 +72,7 @@ def _change(nid: str, before: Any, after: Any) -> Change:
     return Change(
         id=new_id(),
         batch_id=new_id(),
-        scope_key="u",
+        scope_key=Scope(user_id="u").key,
         entity="node",
         entity_id=nid,
         op=op,  # type: ignore[arg-type]
@@ -105,6 +105,7 @@ def test_a_popular_rows_history_grows_linearly_and_reads_back_whole(tmp_path: Pa
         assert [c for _, c in page] == [c for s, c in entries if s > start][:50]
     seq, change = entries[333]
     assert store.journal(batch_id=change.batch_id) == [(seq, change)]
+    assert store.journal(scope=Scope(user_id="u"), after_seq=entries[250][0]) == entries[251:]
     db = sqlite3.connect(tmp_path / "s.db")
     stored = db.execute("SELECT sum(length(before) + length(after)) FROM journal").fetchone()[0]
     whole = sum(len(dumps(i)) for i in images if i is not None) * 2
