@@ -16,6 +16,8 @@ from sage_memory.store.rows import vector_blob as _blob
 from sage_memory.store.sqlite_connection import SQLiteConnection
 from sage_memory.types import Change, Vector
 
+_TABLES = {"memory": "memories", "node": "nodes", "edge": "edges"}
+
 
 def _last_link(db: sqlite3.Connection, ch: Change) -> delta.Link | None:
     """The link of the row's previous journaled change (this transaction's included)."""
@@ -34,6 +36,8 @@ class SQLiteWrites(SQLiteConnection):
         vectors = vectors or {}
         with utf8_only(), self._tx() as db:
             for ch in changes:
+                if self._decoded is not None:
+                    self._decoded.drop((_TABLES[ch.entity], ch.entity_id))
                 data = None if ch.after is None else dumps(ch.after)
                 if ch.entity == "memory":
                     # A memory's row leaves out its default fields (readers fill them in).
