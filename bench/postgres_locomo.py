@@ -9,19 +9,25 @@ embedder and extractor): an embedded folder (SQLite + Chroma) and a PostgreSQL s
 the script reports evidence Recall@k of each and how many questions got the same ranked turns.
 The protocol is bench/locomo.py's (turn text, session dates, user_id = the sample id). The
 hashing embedder by default (``--embedder minilm`` for the model): the comparison is about the
-backends, and both sides always share one embedder. Results:
+backends, and both sides always share one embedder. Both memories also get the same sequence
+of record ids (:func:`same_ids`): entity resolution breaks its last ties by node id, a random
+uuid4, so two builds of one memory, even two folders, can link a name differently. Results:
 bench/results/postgres_locomo.json and the section in bench/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import random
 import sys
 import tempfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -31,6 +37,22 @@ RESULTS = Path(__file__).resolve().parent / "results" / "postgres_locomo.json"
 
 def recall(found: list[str], evidence: frozenset[str], k: int) -> float:
     return len(evidence & set(found[:k])) / len(evidence) if evidence else 0.0
+
+
+@contextlib.contextmanager
+def same_ids(seed: int) -> Iterator[None]:
+    """Record ids from a seeded generator while the block runs (``new_id`` draws from it)."""
+    import sage_memory.types as types_module
+
+    rng = random.Random(seed)
+    real = types_module.uuid
+    types_module.uuid = SimpleNamespace(  # type: ignore[assignment]
+        uuid4=lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
+    )
+    try:
+        yield
+    finally:
+        types_module.uuid = real
 
 
 def main() -> None:
@@ -70,13 +92,14 @@ def main() -> None:
                 ):
                     extractor = None if infer else _NoExtraction()
                     path = where.pop("path", None)
-                    mem = SageMemory(path, embedder=args.embedder, extractor=extractor, **where)
-                    results = mem.add_many(
-                        [{"text": t.text, "timestamp": t.when} for t in conv.turns],
-                        user_id=conv.sample_id,
-                        infer=infer,
-                        batch_size=256,
-                    )
+                    with same_ids(len(conv.turns)):
+                        mem = SageMemory(path, embedder=args.embedder, extractor=extractor, **where)
+                        results = mem.add_many(
+                            [{"text": t.text, "timestamp": t.when} for t in conv.turns],
+                            user_id=conv.sample_id,
+                            infer=infer,
+                            batch_size=256,
+                        )
                     turn_of = {
                         r.memory_id: t.dia_id for r, t in zip(results, conv.turns, strict=True)
                     }

@@ -109,12 +109,15 @@ CREATE INDEX suggestions_by_status ON suggestions (scope_key, status);
     (
         2,
         # The lexical channel moves from full-text search (ts_rank) to BM25 postings per
-        # partition (postgres_postings), scored as the SQLite store scores.
+        # partition (postgres_postings), scored as the SQLite store scores; names and
+        # provenance keep their insertion order (the order the SQLite store reads them in).
         """
 DROP INDEX memories_fts;
 DROP INDEX nodes_fts;
 ALTER TABLE memories DROP COLUMN tsv, DROP COLUMN body;
 ALTER TABLE nodes DROP COLUMN tsv, DROP COLUMN body;
+ALTER TABLE node_names ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
+ALTER TABLE provenance ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
 """
         + postings.SCHEMA,
     ),
