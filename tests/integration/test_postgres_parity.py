@@ -189,7 +189,7 @@ def test_the_engine_ranks_the_same_on_a_folder_and_on_postgres(
         monkeypatch.setattr(
             types_module,
             "uuid",
-            SimpleNamespace(uuid4=lambda: uuid.UUID(int=rng.getrandbits(128), version=4)),
+            SimpleNamespace(uuid4=lambda r=rng: uuid.UUID(int=r.getrandbits(128), version=4)),
         )
         with SageMemory(path, embedder="hashing", **where) as mem:  # type: ignore[arg-type]
             for i, text in enumerate(facts):
