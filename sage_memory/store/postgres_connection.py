@@ -72,18 +72,22 @@ class PostgresConnection:
             state.conn = self._pool.getconn()
         state.depth = getattr(state, "depth", 0) + 1
         conn = state.conn
+        # Autocommit: a session lock needs no transaction, and one round trip each way.
+        conn.autocommit = True
         try:
             conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (scope_key,))
-            conn.commit()
             try:
                 yield
             finally:
                 conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (scope_key,))
-                conn.commit()
         finally:
             state.depth -= 1
             if state.depth == 0:
                 state.conn = None
+                try:
+                    conn.autocommit = False  # back to the pool as it came
+                except Exception:  # a broken session: the pool discards a closed one
+                    conn.close()
                 self._pool.putconn(conn)
 
     @staticmethod

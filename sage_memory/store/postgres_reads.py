@@ -89,14 +89,17 @@ class PostgresReads(PostgresConnection):
         if not keys:
             return []
         rows = self._rows(
-            "SELECT key, node_id FROM node_names WHERE scope_key = %s AND key = ANY(%s)"
-            " ORDER BY seq",
-            (scope.key, keys),
+            "SELECT nn.key, n.id, n.data FROM node_names nn JOIN nodes n ON n.id = nn.node_id"
+            " WHERE nn.scope_key = %s AND nn.key = ANY(%s) AND n.scope_key = %s ORDER BY nn.seq",
+            (scope.key, keys, scope.key),
         )
         # The SQLite store's order (by key, then as the names were written): the first of
         # equally good candidates wins entity resolution, so both backends pick the same.
-        ordered = sorted(rows, key=lambda r: r[0])  # stable: keeps the write order per key
-        return self.get_nodes(scope, list(dict.fromkeys(r[1] for r in ordered)))
+        found: dict[str, Node] = {}
+        for _, nid, data in sorted(rows, key=lambda r: r[0]):  # stable: write order per key
+            if nid not in found:
+                found[nid] = from_dict(Node, json.loads(data))
+        return list(found.values())
 
     def list_nodes(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Node]:
         rows = self._rows(
