@@ -289,3 +289,37 @@ def test_reject_waits_for_another_process_holding_the_partition(postgres_url: st
         started = time.monotonic()
         assert mem.reject(queued.id).status == "rejected"  # no lock held now: at once
         assert time.monotonic() - started < 30
+
+
+def test_a_schema_of_version_1_is_migrated_and_its_rows_indexed(postgres_url: str) -> None:
+    import psycopg
+
+    from sage_memory.codec import dumps, to_dict
+    from sage_memory.postgres import split_schema
+    from sage_memory.store.postgres_schema import LATEST, MIGRATIONS
+
+    base, schema = split_schema(_schema_url(postgres_url))
+    alice = Scope(user_id="alice")
+    memory = _memory(0, TEXTS[0], alice)
+    with psycopg.connect(base) as conn:  # the tables as the first server-mode release made them
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+        conn.execute(f'SET search_path TO "{schema}"')
+        conn.execute(
+            "CREATE TABLE schema_version (version integer PRIMARY KEY,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        conn.execute(MIGRATIONS[0][1])
+        conn.execute("INSERT INTO schema_version (version) VALUES (1)")
+        conn.execute(
+            "INSERT INTO memories (id, scope_key, ts, created_at, data, body)"
+            " VALUES (%s, %s, %s, %s, %s, %s)",
+            (memory.id, alice.key, "2026-01-01", "2026-01-01", dumps(to_dict(memory)), memory.text),
+        )
+    store = PostgresGraphStore(base, schema=schema)
+    try:
+        assert [i for i, _ in store.search_text(alice, "berlin river")] == [memory.id]
+    finally:
+        store.close()
+    with psycopg.connect(base) as conn:
+        row = conn.execute(f'SELECT max(version) FROM "{schema}".schema_version').fetchone()
+    assert row is not None and row[0] == LATEST
