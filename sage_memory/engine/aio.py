@@ -532,6 +532,7 @@ class AsyncSageMemory:
         self,
         kind: str,
         *,
+        transitive: bool = True,
         as_of: datetime | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
@@ -541,6 +542,7 @@ class AsyncSageMemory:
         return await asyncio.to_thread(
             self.sync.ancestors,
             kind,
+            transitive=transitive,
             as_of=as_of,
             user_id=user_id,
             agent_id=agent_id,

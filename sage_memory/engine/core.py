@@ -603,14 +603,16 @@ class SageMemory:
         self,
         kind: str,
         *,
+        transitive: bool = True,
         as_of: datetime | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
     ) -> list[NodeHit]:
-        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last."""
+        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last
+        (the taxonomy; ``transitive=False``: only the kinds it is directly)."""
         scope = required(scope_of(user_id, agent_id, run_id))
-        return self._reads.ancestors(kind, scope, as_of=as_of)
+        return self._reads.ancestors(kind, scope, transitive=transitive, as_of=as_of)
 
     def causes(
         self,

@@ -226,11 +226,14 @@ class ReadPath:
         transitive: bool,
         as_of: datetime | None,
     ) -> list[NodeHit]:
-        """Follow ``links`` from ``name`` (one level, or up to 10 when ``transitive``)."""
+        """Follow ``links`` from ``name`` (one level, or up to 10 when ``transitive``, each
+        level also through the other phrasings of its nodes: see ``st.other_phrasings``)."""
         return self.walk(
             name,
             scope,
-            lambda g, n: st.chain(g, n.scope, n.id, links, transitive=transitive, at=as_of),
+            lambda g, n: st.chain(
+                g, n.scope, n.id, links, transitive=transitive, at=as_of, bridge=transitive
+            ),
         )
 
     def blockers(
@@ -239,9 +242,12 @@ class ReadPath:
         """What holds ``task`` up (BLOCKED_BY / DEPENDS_ON), the furthest blocker last."""
         return self.chain(task, scope, st.BLOCKERS, transitive=transitive, as_of=as_of)
 
-    def ancestors(self, kind: str, scope: Scope, *, as_of: datetime | None) -> list[NodeHit]:
-        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last."""
-        return self.chain(kind, scope, st.KINDS, transitive=True, as_of=as_of)
+    def ancestors(
+        self, kind: str, scope: Scope, *, transitive: bool = True, as_of: datetime | None
+    ) -> list[NodeHit]:
+        """Every broader kind of ``kind`` along IS_A, nearest first, the most general last
+        (``transitive=False``: the kinds it is directly)."""
+        return self.chain(kind, scope, st.KINDS, transitive=transitive, as_of=as_of)
 
     def causes(
         self, effect: str, scope: Scope, *, transitive: bool, as_of: datetime | None

@@ -17,12 +17,19 @@ from sage_memory.retrieve.context import cite
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
-from sage_memory.types import Edge, EdgeHit, Node, NodeHit, Scope
+from sage_memory.types import Edge, EdgeHit, MemoryHit, Node, NodeHit, Scope
 
 #: Labels a plan question is most likely about, most specific first.
 PLAN_LABELS = ("Task", "Step", "Event", "Project")
 #: Linked nodes scoring below this share of the best one are not taken as the subject.
 SUBJECT_SHARE = 0.5
+#: ... of a structure question (whose subject is chosen by the words it shares with it).
+SUBJECT_FLOOR = 0.3
+#: Subjects a chain question tries (the linked nodes near the best), and the chains kept.
+CHAIN_SUBJECTS = 3
+#: Memories cited per step (the latest statements of its fact), and in all.
+MEMORIES_PER_STEP = 2
+MAX_MEMORIES = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,18 +40,30 @@ class StructureView:
     nodes: tuple[NodeHit, ...] = ()
     edges: tuple[EdgeHit, ...] = ()
     names: dict[str, str] = field(default_factory=dict)
+    #: The memories that state the answer's steps, in the answer's order: the context
+    #: packs them ahead of the other hits, so a whole chain is told even when the ranking
+    #: alone would keep only its first link.
+    memories: tuple[str, ...] = ()
 
 
-def _subject(linked: Sequence[LinkedNode]) -> Node | None:
+def _subjects(linked: Sequence[LinkedNode], question: str) -> list[Node]:
+    """The linked nodes that may be the question's subject, likeliest first: those naming
+    more of the question's words (a task named in full beats the team or a status word the
+    question also names), then plan-like labels, then the linking score."""
     if not linked:
-        return None
+        return []
     best = linked[0].score
-    near = [ln.node for ln in linked if ln.score >= SUBJECT_SHARE * best]
-    for label in PLAN_LABELS:
-        for node in near:
-            if node.label == label:
-                return node
-    return near[0]
+    asked = set(st.stems(question))
+    rank = {label: i for i, label in enumerate(PLAN_LABELS)}
+    near = [ln for ln in linked if ln.score >= SUBJECT_FLOOR * best]
+    near.sort(
+        key=lambda ln: (
+            -len(asked & set(st.stems(ln.node.name))),
+            rank.get(ln.node.label, len(rank)),
+            -ln.score,
+        )
+    )
+    return [ln.node for ln in near[:CHAIN_SUBJECTS]]
 
 
 def _status(step: st.Step) -> str:
@@ -63,6 +82,7 @@ class _Builder:
         self.nodes: dict[str, NodeHit] = {}
         self.edges: dict[str, Edge] = {}
         self.known: dict[str, str] = {}  # names of nodes seen but not listed
+        self.memories: dict[str, None] = {}  # cited memories, in order
 
     def name_of(self, node_id: str) -> str:
         hit = self.nodes.get(node_id)
@@ -73,16 +93,30 @@ class _Builder:
         self.nodes.setdefault(step.node.id, step.hit(why))
         if step.edge is not None:
             self.edges.setdefault(step.edge.id, step.edge)
+            self.memories.update(dict.fromkeys(step.edge.memory_ids[-MEMORIES_PER_STEP:]))
 
     def view(self, store: GraphReader, scope: Scope) -> StructureView:
         hits = st.edge_hits(store, scope, list(self.edges.values()))
         names = {h.edge.source_id: h.source_name for h in hits}
         names.update({h.edge.target_id: h.target_name for h in hits})
-        return StructureView(tuple(self.lines), tuple(self.nodes.values()), tuple(hits), names)
+        return StructureView(
+            tuple(self.lines),
+            tuple(self.nodes.values()),
+            tuple(hits),
+            names,
+            tuple(list(self.memories)[:MAX_MEMORIES]),
+        )
 
 
 def _plan_lines(
-    b: _Builder, store: GraphReader, scope: Scope, node: Node, *, kind: str, at: datetime | None
+    b: _Builder,
+    store: GraphReader,
+    scope: Scope,
+    node: Node,
+    *,
+    kind: str,
+    plan: QueryPlan,
+    at: datetime | None,
 ) -> None:
     name = node.name
     if st.tasks_of(store, scope, node.id, at):
@@ -98,8 +132,10 @@ def _plan_lines(
             )
             b.edges.update((s.edge.id, s.edge) for s in needs if s.edge is not None)
         return
-    before = st.predecessors(store, scope, node.id, transitive=kind != "requires", at=at)
-    after = st.successors(store, scope, node.id, transitive=kind == "after", at=at)
+    before = st.predecessors(
+        store, scope, node.id, transitive=kind != "requires", at=at, bridge=True
+    )
+    after = st.successors(store, scope, node.id, transitive=kind == "after", at=at, bridge=True)
     needs = st.requirements(store, scope, node.id, at=at)
     if kind in ("next", "before", "requires"):
         todo = [s for s in before if not st.is_done(s.status)]
@@ -114,6 +150,9 @@ def _plan_lines(
         for s in sorted(before, key=lambda s: -s.hops):
             if s is not first:
                 b.add(f"- Before {name}: {s.node.name}{_status(s)}{_src(s)}", s, f"before {name}")
+        if kind == "before" and before:
+            # Where the order in the graph starts may not be where the plan starts.
+            _told(b, store, scope, _ends(before), (), plan=plan, at=at)
     if kind in ("next", "requires"):
         for s in needs:
             b.add(
@@ -135,15 +174,68 @@ CHAINS: dict[str, tuple[tuple[st.Link, ...], str]] = {
     "kinds": (st.KINDS, "a kind of"),
     "causes": (st.CAUSES, "caused by"),
 }
+#: The chains tried, in order, for a question naming one (blockers and causes are often
+#: asked in each other's words: "what ultimately delayed ...").
+FALLBACK: dict[str, tuple[str, ...]] = {"blockers": ("causes",), "causes": ("blockers",)}
+#: A subject whose first level fans out past this is a hub many stories share ("team").
+HUB_FANOUT = 5
+#: Chain ends whose memories start the walk through memories.
+TOLD_ENDS = 3
 
 
 def _chain_lines(
-    b: _Builder, store: GraphReader, scope: Scope, node: Node, *, kind: str, at: datetime | None
+    b: _Builder,
+    store: GraphReader,
+    scope: Scope,
+    subjects: Sequence[Node],
+    *,
+    kind: str,
+    plan: QueryPlan,
+    at: datetime | None,
 ) -> None:
-    """The relation followed from ``node`` level by level (bounded), in order, each cited."""
-    links, verb = CHAINS[kind]
-    steps = st.chain(store, scope, node.id, links, transitive=True, at=at)
+    """The relation followed from the subject level by level (bounded), in order, each step
+    cited; then the memories that tell how the chain goes on past its last link in the graph.
+
+    The subject is the first of ``subjects`` with such a chain that is not a hub (a node
+    many stories share, whose first level fans out past :data:`HUB_FANOUT`). When the
+    relation the question names gives no chain, the next one of its group is tried (an
+    "ultimately delayed" question may be answered by blockers or by causes).
+    """
+    for family in (kind, *(k for k in FALLBACK.get(kind, ()) if k != kind)):
+        links, verb = CHAINS[family]
+        for node in subjects:
+            steps = st.chain(store, scope, node.id, links, transitive=True, at=at, bridge=True)
+            if (
+                steps
+                and sum(s.hops == 1 for s in steps) <= HUB_FANOUT
+                and _in_story(store, scope, [s for s in steps if s.hops == 1], plan)
+            ):
+                _write_chain(b, store, scope, node, steps, verb)
+                _told(b, store, scope, _ends(steps), (), plan=plan, at=at)
+                return
+    # No chain in the graph: the memories that mention the subject may tell it.
+    _told(b, store, scope, [], subjects, plan=plan, at=at)
+
+
+def _in_story(store: GraphReader, scope: Scope, first: Sequence[st.Step], plan: QueryPlan) -> bool:
+    """Whether a chain's first links are stated in the question's story: when the question
+    names things (a team, a person), some memory stating a first link names one of them. A
+    subject many stories share otherwise starts another story's chain."""
+    named = set(st.stems(" ".join(plan.names)))
+    if not named:
+        return True
+    ids = [m for s in first if s.edge is not None for m in s.edge.memory_ids[-MEMORIES_PER_STEP:]]
+    return any(named & set(st.stems(m.text)) for m in store.get_memories(scope, ids))
+
+
+def _write_chain(
+    b: _Builder, store: GraphReader, scope: Scope, node: Node, steps: Sequence[st.Step], verb: str
+) -> None:
     b.known[node.id] = node.name
+    b.known.update((s.node.id, s.node.name) for s in steps)
+    ends = {i for s in steps if s.edge is not None for i in (s.edge.source_id, s.edge.target_id)}
+    # A step reached through another phrasing of a node starts at a node not listed.
+    b.known.update((n.id, n.name) for n in store.get_nodes(scope, sorted(ends - set(b.known))))
     for s in steps:
         e = s.edge
         near = (
@@ -153,7 +245,60 @@ def _chain_lines(
         )
         level = f" (level {s.hops})" if s.hops > 1 else ""
         b.add(f"- {near} {verb} {s.node.name}{level}{_status(s)}{_src(s)}", s, f"{verb} {near}")
-        b.known[s.node.id] = s.node.name
+
+
+def _ends(steps: Sequence[st.Step]) -> list[st.Step]:
+    """The steps a chain stops at (no step leaves them), deepest first."""
+    leaving = {
+        (s.edge.source_id if s.edge.target_id == s.node.id else s.edge.target_id)
+        for s in steps
+        if s.edge is not None
+    }
+    ends = [s for s in steps if s.node.id not in leaving]
+    return sorted(ends, key=lambda s: -s.hops)
+
+
+def _told(
+    b: _Builder,
+    store: GraphReader,
+    scope: Scope,
+    ends: Sequence[st.Step],
+    subjects: Sequence[Node],
+    *,
+    plan: QueryPlan,
+    at: datetime | None,
+) -> None:
+    """Past the chain's last links in the graph (or from the subject, when the graph holds
+    no link), the memories that tell the chain on join the answer's memories, each with a
+    line (the graph does not hold those links, so there is no fact to print)."""
+    anchors = " ".join(plan.names)
+    ids = [e.memory_ids[-1] for s in ends[:TOLD_ENDS] if (e := s.edge) is not None and e.memory_ids]
+    # The ends whose memories name the question's story first: a chain that wandered into
+    # a near-twin story through a shared name is not where its own story goes on.
+    named = set(st.stems(anchors))
+    start = sorted(
+        store.get_memories(scope, list(dict.fromkeys(ids))),
+        key=lambda m: not named & set(st.stems(m.text)),
+    )
+    if not start and subjects:
+        start = st.mentions(
+            store,
+            scope,
+            [n.name for n in subjects],
+            anchors=anchors,
+            skip=b.memories,
+            at=at,
+            limit=TOLD_ENDS,
+        )
+        for m in start:
+            b.lines.append(f"- As told: [mem {m.id[:8]}]")
+            b.memories.setdefault(m.id, None)
+    known = plan.text
+    for m in st.told_hops(
+        store, scope, start, known=known, anchors=anchors, skip=b.memories, at=at
+    ):
+        b.lines.append(f"- Further along, as told: [mem {m.id[:8]}]")
+        b.memories.setdefault(m.id, None)
 
 
 def _diagnosis_lines(
@@ -193,13 +338,18 @@ def structure_view(
             )
             b.edges.setdefault(h.edge.id, h.edge)
     elif kind in CHAINS:
-        subject = _subject(linked)
-        if subject is not None:
-            _chain_lines(b, store, scope, subject, kind=kind, at=at)
+        _chain_lines(b, store, scope, _subjects(linked, plan.text), kind=kind, plan=plan, at=at)
     elif kind is not None:
-        subject = _subject(linked)
-        if subject is not None:
-            _plan_lines(b, store, scope, subject, kind=kind, at=at)
+        # The first likely subject that has a plan around it (a question also names its
+        # team, a status, a person: those have none).
+        subjects = _subjects(linked, plan.text)
+        for subject in subjects:
+            _plan_lines(b, store, scope, subject, kind=kind, plan=plan, at=at)
+            if b.lines:
+                break
+        if kind == "before" and not b.lines:
+            # No order in the graph: the memories that mention the subject may tell it.
+            _told(b, store, scope, [], subjects, plan=plan, at=at)
     best = linked[0].score
     for ln in linked[:3]:
         if ln.score < SUBJECT_SHARE * best:
@@ -213,3 +363,27 @@ def structure_view(
     if not b.lines:
         return StructureView()
     return b.view(store, scope)
+
+
+def lead_memories(
+    store: GraphReader, scope: Scope, view: StructureView, hits: Sequence[MemoryHit]
+) -> list[MemoryHit]:
+    """``hits`` with the memories the structure answer cites first, in the answer's order.
+
+    A cited memory the ranking did not keep is read from the store (channel "structure"), so
+    every step of a chain is told in the context, ahead of less useful hits.
+    """
+    if not view.memories:
+        return list(hits)
+    have = {h.id: h for h in hits}
+    missing = [i for i in view.memories if i not in have]
+    read = {m.id: m for m in store.get_memories(scope, missing) if not m.archived}
+    top = max((h.score for h in hits), default=1.0)
+    lead: list[MemoryHit] = []
+    for i in view.memories:
+        if i in have:
+            lead.append(have[i])
+        elif i in read:
+            lead.append(MemoryHit(read[i], top, ("structure",), "states a step of the answer"))
+    cited = set(view.memories)
+    return lead + [h for h in hits if h.id not in cited]

@@ -48,27 +48,60 @@ _PAST = re.compile(
     r"\b(did|was|were|had|used to|previous(?:ly)?|former(?:ly)?|earlier|in the past|back then"
     r"|originally|at first|at the time|history|ago|before|old|until)\b"
 )
-_STRUCTURE: tuple[tuple[Structure, re.Pattern[str]], ...] = (
-    # Chains first: they ask for the same relation as "before" or a diagnosis, followed
-    # to its end (the answer lists every level, each step cited).
+#: A question that wants a relation followed to its end, not one step of it: "ultimately",
+#: "directly or not", "the whole chain", "every level", "root", "all the way up".
+_CHAIN = re.compile(
+    r"\b(ultimate(ly)?|indirect(ly)?|transitive(ly)?|upstream|in turn|all the way|root"
+    r"|underlying|deepest|bottom|original(ly)?|first place"
+    r"|direct(ly)?,? (or|and) (not|indirect(ly)?|further|upstream)"
+    r"|chain|(every|each|all the) (link|level|step)s?"
+    r"|(step|level|link) by (step|level|link)|further (back|down|up|along)"
+    r"|from (the )?(narrowest|most specific|specific)"
+    r"|(narrowest|specific) .{0,20}\b(broadest|general)"
+    r"|ancestors?|taxonom\w+|hierarch\w+|broader)\b"
+)
+#: Which relation a chain question follows, by the words it uses for it (a closed list of
+#: relation words, not of any domain's nouns): causes named outright, then holding up /
+#: standing in the way (blockers), kinds and categories (a taxonomy), then what lay behind or
+#: led to something (causes again). The first family named wins; the answer tries the others
+#: when its chain is empty.
+_CHAIN_FAMILY: tuple[tuple[Structure, re.Pattern[str]], ...] = (
+    ("causes", re.compile(r"\b(caus\w*|root|reasons?|why|trigger\w*|blame\w*|origin\w*)\b")),
     (
         "blockers",
         re.compile(
-            r"\b((indirect|transitive|ultimate|upstream)(ly)? block|(all|every)(thing)? (that )?"
-            r"(is )?block|block\w* .{0,40}\b(indirectly|ultimately|in turn|transitively))"
+            r"\b(block\w*|hold(s|ing)? up|held up|holdup|hold-up|in the way|stand(s|ing)? between"
+            r"|stop(s|ping|ped)?|keep(s|ing)? .{0,40}\bfrom|kept .{0,40}\bfrom|delay\w*|stall\w*"
+            r"|obstacles?|imped\w+|prevent\w*|wait(s|ing)? (on|for)|stuck|gat(e|ed|ing))\b"
         ),
     ),
     (
         "kinds",
         re.compile(
-            r"\b(every level|all (the )?(levels|categories|broader)|taxonomy|ancestors?"
-            r"|broader (kinds?|categor\w+)|kind of .{0,40}\b(ultimately|in turn))\b"
+            r"\b(kinds?|types?|sorts?|categor\w+|class(es|ed|ified|ification)?|genres?"
+            r"|falls? (under|into)|fell (under|into)|belongs? to|sits? (under|in|within)"
+            r"|taxonom\w+|hierarch\w+|ancestors?|broader|(at|of) (every|each) level"
+            r"|level by level|every level)\b"
         ),
     ),
     (
         "causes",
-        re.compile(r"\b(root cause|deepest cause|underlying cause|original cause|ultimately caus)"),
+        re.compile(
+            r"\b(behind|led to|lead(s|ing)? to|started|set off|kicked off|sparked|bottom of"
+            r"|resulted in|chain of events|explain\w*|came from)\b"
+        ),
     ),
+)
+#: "What must we finish before X", "before X, what has to be done", "which steps come
+#: before X": everything earlier in the plan.
+_BEFORE_PLAN = re.compile(
+    r"\b(what|which|everything|anything)\b.{0,80}\b(must|ha(s|ve|d) to|needs?|needed"
+    r"|should|got to|steps?|tasks?|jobs?|things?|comes?|came|happens?|get through|finish\w*"
+    r"|complet\w+|done)\b.{0,80}\bbefore\b"
+    r"|\bbefore\b.{0,80}\b(what|which)\b.{0,40}\b(must|ha(s|ve) to|needs?|steps?|tasks?"
+    r"|jobs?|done|doing)\b"
+)
+_STRUCTURE: tuple[tuple[Structure, re.Pattern[str]], ...] = (
     (
         "path",
         re.compile(
@@ -91,6 +124,7 @@ _STRUCTURE: tuple[tuple[Structure, re.Pattern[str]], ...] = (
             r"|blocked by|what blocks|blocking)\b"
         ),
     ),
+    ("before", _BEFORE_PLAN),
     (
         "after",
         re.compile(
@@ -176,7 +210,15 @@ def analyze(query: str, now: datetime) -> QueryPlan:
 
 
 def structure_intent(lowered: str) -> Structure | None:
-    """The structure question a (lower-cased) query asks, if any."""
+    """The structure question a (lower-cased) query asks, if any.
+
+    A chain question (a relation followed to its end) is told by two things together: a word
+    that asks for the whole chain and a word naming the relation (blockers, kinds, causes).
+    """
+    if _CHAIN.search(lowered):
+        for kind, pattern in _CHAIN_FAMILY:
+            if pattern.search(lowered):
+                return kind
     for kind, pattern in _STRUCTURE:
         if pattern.search(lowered):
             return kind

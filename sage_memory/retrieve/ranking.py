@@ -20,8 +20,11 @@ from sage_memory.types import Memory, MemoryHit, Vector
 
 #: Candidates whose neighbouring turns are looked up.
 NEIGHBOUR_CANDIDATES = 30
-#: Turns further apart than this (seconds) are not one conversation for neighbour scoring.
-MAX_TURN_GAP_S = 6 * 3600
+#: Turns further apart than this (seconds) are not one conversation for neighbour scoring:
+#: half an hour of silence ends a session (the usual threshold). Six hours let notes of
+#: different stories written the same day borrow each other's score and push out what the
+#: dense channel found (bench/structure.py, prerequisites).
+MAX_TURN_GAP_S = 30 * 60
 #: Graph evidence a memory needs to join the candidates when no other channel found it.
 GRAPH_MIN = 0.2
 

@@ -39,7 +39,7 @@ from sage_memory.llm.base import ChatModel
 from sage_memory.retrieve import context as ctx
 from sage_memory.retrieve import focus as fc
 from sage_memory.retrieve import kinds
-from sage_memory.retrieve.answer import StructureView, structure_view
+from sage_memory.retrieve.answer import StructureView, lead_memories, structure_view
 from sage_memory.retrieve.fusion import Weights, check_weights, preset
 from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text, recall
 from sage_memory.retrieve.query import analyze
@@ -163,7 +163,10 @@ class Retriever:
         node_hits = self._node_hits(graph, view, limit)
         core = [h for h in edge_hits if graph.relevant.get(h.edge.id, True)]
         past = [h for h in edge_hits if not graph.relevant.get(h.edge.id, True)]
-        background = sorted(hits, key=lambda h: -h.score)
+        # The memories a structure answer cites lead the background: the whole chain fits.
+        background = lead_memories(
+            store, scope.partition, view, sorted(hits, key=lambda h: -h.score)
+        )
         context = ctx.pack(
             [
                 (ctx.CORE, [ctx.fact_line(h) for h in core]),

@@ -8,13 +8,14 @@ Only facts that hold at ``at`` (default: now) count. Every walk is bounded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
 from sage_memory.retrieve.reader import GraphReader
-from sage_memory.types import Edge, EdgeHit, Node, NodeHit, Scope, as_utc
+from sage_memory.types import Edge, EdgeHit, Memory, Node, NodeHit, Scope, as_utc
+from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
 FORWARD = frozenset({"PRECEDES"})
 BACKWARD = frozenset({"BLOCKED_BY", "DEPENDS_ON"})
@@ -95,18 +96,23 @@ def _walk_order(
     backwards: bool,
     transitive: bool,
     at: datetime | None,
+    bridge: bool = False,
 ) -> list[tuple[str, Edge, int]]:
-    """Nodes before (or after) ``start`` with the edge that reached them and their depth."""
+    """Nodes before (or after) ``start`` with the edge that reached them and their depth;
+    with ``bridge``, each level's nodes also walk through their other phrasings."""
     seen: dict[str, tuple[Edge, int]] = {}
     frontier = [start]
     for depth in range(1, (MAX_DEPTH if transitive else 1) + 1):
         if not frontier:
             break
+        here = set(frontier)
+        if bridge:
+            here |= _aliases(store, scope, frontier, exclude=set(seen) | {start})
         nxt: list[str] = []
-        for e in _order_edges(store, scope, frontier, at):
+        for e in _order_edges(store, scope, sorted(here), at):
             early, late = _before_of(e)
-            here, other = (late, early) if backwards else (early, late)
-            if here in frontier and other != start and other not in seen:
+            near, other = (late, early) if backwards else (early, late)
+            if near in here and other != start and other not in seen and other not in here:
                 seen[other] = (e, depth)
                 nxt.append(other)
         frontier = nxt
@@ -134,9 +140,13 @@ def predecessors(
     *,
     transitive: bool = False,
     at: datetime | None = None,
+    bridge: bool = False,
 ) -> list[Step]:
-    """What comes before ``node_id``, nearest first (transitively: up to 10 steps back)."""
-    found = _walk_order(store, scope, node_id, backwards=True, transitive=transitive, at=at)
+    """What comes before ``node_id``, nearest first (transitively: up to 10 steps back;
+    ``bridge``: through other phrasings of each step too, see :func:`other_phrasings`)."""
+    found = _walk_order(
+        store, scope, node_id, backwards=True, transitive=transitive, at=at, bridge=bridge
+    )
     return sorted(_steps(store, scope, found, at), key=lambda s: (s.hops, s.node.name))
 
 
@@ -147,9 +157,12 @@ def successors(
     *,
     transitive: bool = False,
     at: datetime | None = None,
+    bridge: bool = False,
 ) -> list[Step]:
-    """What comes after ``node_id``, nearest first."""
-    found = _walk_order(store, scope, node_id, backwards=False, transitive=transitive, at=at)
+    """What comes after ``node_id``, nearest first (``bridge`` as in :func:`predecessors`)."""
+    found = _walk_order(
+        store, scope, node_id, backwards=False, transitive=transitive, at=at, bridge=bridge
+    )
     return sorted(_steps(store, scope, found, at), key=lambda s: (s.hops, s.node.name))
 
 
@@ -382,6 +395,49 @@ KINDS: tuple[Link, ...] = (("IS_A", "target"),)
 CAUSES: tuple[Link, ...] = (("CAUSED_BY", "target"), ("CAUSES", "source"))
 
 
+#: Other phrasings of a node looked up per chain node.
+PHRASINGS = 5
+#: Memories a chain reads past its graph end, in all, so what the extractor missed is
+#: still told in the context.
+TOLD_MAX = 8
+#: Rounds of the walk through memories past the graph's end, and the links taken from
+#: each memory per round (the best lexical match is not always the next link).
+TOLD_HOPS = 3
+TOLD_WIDTH = 2
+
+
+def _content_words(text: str) -> tuple[str, ...]:
+    """Meaningful words of a name, plural-folded ("contracts" -> "contract")."""
+    words = [w for w in word_tokens(text) if w not in QUERY_STOPWORDS]
+    return tuple(
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words
+    )
+
+
+def same_thing(a: str, b: str) -> bool:
+    """Whether two names plausibly name one thing in fewer or more words: the content words
+    of one contain the other's, which are at least two words or the other's head word
+    ("identity provider" / "identity provider contract", "roof" / "install the roof")."""
+    wa, wb = _content_words(a), _content_words(b)
+    if not wa or not wb or wa == wb:
+        return bool(wa) and wa == wb
+    short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    if not set(short) <= set(long):
+        return False
+    return len(short) >= 2 or short[0] == long[-1]
+
+
+def other_phrasings(store: GraphReader, scope: Scope, node: Node) -> list[Node]:
+    """Nodes that name ``node``'s thing in other words (see :func:`same_thing`), found by the
+    store's node text search: a bounded lookup, not a scan."""
+    ids = [i for i, _ in store.search_text(scope, node.name, entity="node", limit=PHRASINGS)]
+    return [
+        n
+        for n in store.get_nodes(scope, [i for i in ids if i != node.id])
+        if same_thing(n.name, node.name)
+    ]
+
+
 def chain(
     store: GraphReader,
     scope: Scope,
@@ -391,12 +447,15 @@ def chain(
     transitive: bool = False,
     at: datetime | None = None,
     max_depth: int = MAX_DEPTH,
+    bridge: bool = False,
 ) -> list[Step]:
     """Follow ``links`` from ``node_id``: one step, or transitively up to ``max_depth`` levels.
 
     Breadth first, so the result is in chain order (nearest first, the deepest last); each
     step keeps the fact that reached it (its memory ids cite it). A node is visited once,
-    so a cycle ends the walk; the cost is one edge read per level.
+    so a cycle ends the walk; the cost is one edge read per level. With ``bridge``, each
+    level's nodes are also followed through their other phrasings (a task named with and
+    without a modifier is often two nodes): a few node lookups per level.
     """
     lead = dict(links)
     seen: dict[str, tuple[Edge, int]] = {}
@@ -406,13 +465,154 @@ def chain(
             break
         here = set(frontier)
         nxt: list[str] = []
-        edges = _current(store.edges_of(scope, frontier, relations=sorted(lead)), at)
+        if bridge:
+            here |= _aliases(store, scope, frontier, exclude=set(seen) | {node_id})
+        edges = _current(store.edges_of(scope, sorted(here), relations=sorted(lead)), at)
         for e in sorted(edges, key=lambda e: (-e.weight, e.id)):
             end = lead[e.relation]
             src, dst = (e.source_id, e.target_id) if end == "target" else (e.target_id, e.source_id)
-            if src in here and dst != node_id and dst not in seen:
+            if src in here and dst not in here and dst != node_id and dst not in seen:
                 seen[dst] = (e, depth)
                 nxt.append(dst)
         frontier = nxt
     found = [(nid, e, d) for nid, (e, d) in seen.items()]
     return _steps(store, scope, found, at)
+
+
+def _aliases(
+    store: GraphReader, scope: Scope, ids: Sequence[str], *, exclude: Collection[str]
+) -> set[str]:
+    """Other phrasings of the first :data:`MAX_CHAIN` of ``ids`` (not in ``exclude``)."""
+    out: set[str] = set()
+    for node in store.get_nodes(scope, list(ids)[:MAX_CHAIN]):
+        out.update(n.id for n in other_phrasings(store, scope, node))
+    return out - set(ids) - set(exclude)
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to match "imaging" with "image" and "laptops" with "laptop"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)].rstrip("e")
+    return word.rstrip("e") if len(word) > 4 else word
+
+
+def _new_words(text: str, seen: Collection[str]) -> list[str]:
+    """Content words of ``text`` whose stems are not in ``seen``, in text order."""
+    return list(
+        dict.fromkeys(w for w in _content_words(text) if len(w) > 1 and _stem(w) not in seen)
+    )
+
+
+def stems(text: str) -> list[str]:
+    """Distinct crude stems of the content words of ``text``, in text order."""
+    return list(dict.fromkeys(_stem(w) for w in _content_words(text) if len(w) > 1))
+
+
+def mentions(
+    store: GraphReader,
+    scope: Scope,
+    names: Sequence[str],
+    *,
+    anchors: str,
+    skip: Collection[str],
+    at: datetime | None,
+    limit: int,
+) -> list[Memory]:
+    """Memories (not in ``skip``, not after ``at``) that mention ``names``: for each name
+    the best lexical match of the name plus ``anchors`` that holds most of the name's words;
+    ``limit`` in all."""
+    out: list[Memory] = []
+    taken = set(skip)
+    for name in names:
+        words = set(stems(name))
+        if not words:
+            continue
+        query = f"{name} {anchors}".strip()
+        ids = [i for i, _ in store.search_text(scope, query, limit=8) if i not in taken]
+        for m in _in_order(store, scope, ids):
+            if len(out) >= limit:
+                return out
+            if m.archived or (at is not None and m.timestamp > at):
+                continue
+            if 2 * len(words & set(stems(m.text))) >= len(words):
+                out.append(m)
+                taken.add(m.id)
+                break
+    return out
+
+
+def told_hops(
+    store: GraphReader,
+    scope: Scope,
+    start: Sequence[Memory],
+    *,
+    known: str,
+    anchors: str,
+    skip: Collection[str],
+    at: datetime | None,
+    hops: int = TOLD_HOPS,
+) -> list[Memory]:
+    """Follow a chain through the memories that tell it, past what the graph holds.
+
+    From each memory of the frontier, the words it adds to what is already known (the
+    question, the memories taken) become the next lexical query, with ``anchors`` (the names
+    the question uses, which tell near-twin stories apart): the best memory sharing one of
+    those new words is the next link. An entity found in one hop seeds the next without
+    needing the extractor to have typed the relation. Bounded: ``hops`` rounds,
+    :data:`TOLD_WIDTH` memories per frontier memory per round, :data:`TOLD_MAX` in all.
+    """
+    seen = set(stems(known))
+    taken = set(skip) | {m.id for m in start}
+    out: list[Memory] = []
+    frontier = list(start)
+    anchor_stems = set(stems(anchors))
+    for _ in range(hops):
+        nxt: list[Memory] = []
+        for m in frontier:
+            new = [w for w in _new_words(m.text, seen) if _stem(w) not in anchor_stems]
+            if not new or len(out) >= TOLD_MAX:
+                continue
+            query = " ".join([*new, anchors])
+            ids = [i for i, _ in store.search_text(scope, query, limit=10) if i not in taken]
+            cands = [
+                c
+                for c in _in_order(store, scope, ids)
+                if not c.archived and (at is None or c.timestamp <= at)
+            ]
+            linking = {_stem(w) for w in new}
+            for _ in range(TOLD_WIDTH):
+                pick = _next_link(cands, linking, anchor_stems)
+                if pick is None or len(out) >= TOLD_MAX:
+                    break
+                out.append(pick)
+                nxt.append(pick)
+                taken.add(pick.id)
+                cands = [c for c in cands if c.id != pick.id]
+        for m in frontier:  # what this round read is known to the next
+            seen.update(stems(m.text))
+        frontier = nxt
+        if not frontier:
+            break
+    return out
+
+
+def _in_order(store: GraphReader, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+    """The memories of ``ids`` in that order (a search's ranking)."""
+    by_id = {m.id: m for m in store.get_memories(scope, ids)}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def _next_link(cands: Sequence[Memory], new: set[str], anchors: set[str]) -> Memory | None:
+    """The best candidate that shares a new word and names the question's story (one of its
+    anchors); else one that shares two new words (a memory need not repeat the story's name,
+    but one common word alone is too weak a link)."""
+    fallback = None
+    for c in cands:
+        words = set(stems(c.text))
+        shared = len(new & words)
+        if shared and (not anchors or anchors & words):
+            return c
+        if fallback is None and shared >= 2:
+            fallback = c
+    return fallback

@@ -70,6 +70,19 @@ def test_window_overlap_with_open_ends() -> None:
         ("what comes before the frontend?", "before"),
         ("how is pandas related to the sales report?", "path"),
         ("where does alice live?", None),
+        # A chain: a word asking for the whole chain and a word naming the relation.
+        ("Which things block the release, directly or indirectly?", "blockers"),
+        ("what is stopping the deploy, all the way down?", "blockers"),
+        ("What kinds of thing is a flat white, at every level?", "kinds"),
+        ("Which broader categories does a kestrel belong to?", "kinds"),
+        ("What was the underlying reason the build broke?", "causes"),
+        ("What set off the chain of events that ended in the outage?", "causes"),
+        ("What ultimately delayed the migration?", "blockers"),  # causes tried when empty
+        ("Why did Caroline go to the park?", None),  # one step, not a chain
+        # Everything earlier in a plan.
+        ("What must we finish before the launch?", "before"),
+        ("Before we can ship, which steps are left?", "before"),
+        ("Where did Ana live before Berlin?", None),
     ],
 )
 def test_structure_intents(query: str, kind: str | None) -> None:

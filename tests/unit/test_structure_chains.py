@@ -132,3 +132,113 @@ def test_search_context_lists_the_whole_chain_for_a_root_cause_question(mem: Sag
     first, deepest = context.find("caused by full disk"), context.find("caused by unrotated logs")
     assert 0 <= first < deepest
     assert root[:8] in context[deepest:]
+
+
+def test_ancestors_one_level_when_not_transitive(mem: SageMemory) -> None:
+    flat, coffee = NodeSpec("a", "flat white", "Concept"), NodeSpec("b", "coffee", "Concept")
+    hot = NodeSpec("c", "hot drink", "Concept")
+    state(mem, "A flat white is a coffee.", flat, "IS_A", coffee)
+    state(mem, "Coffee is a hot drink.", coffee, "IS_A", hot)
+    assert names(mem.ancestors("flat white", transitive=False, user_id="u")) == ["coffee"]
+    assert names(mem.ancestors("flat white", user_id="u")) == ["coffee", "hot drink"]
+
+
+def test_a_chain_goes_on_through_another_phrasing_of_a_node(mem: SageMemory) -> None:
+    # The second fact names the middle task with one word more: two nodes for one thing.
+    state(
+        mem,
+        "The beta release is held up by the billing audit.",
+        NodeSpec("a", "beta release", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("b", "billing audit", "Task"),
+    )
+    last = state(
+        mem,
+        "The billing audit report waits on the vendor invoices.",
+        NodeSpec("c", "billing audit report", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("d", "vendor invoices", "Task"),
+    )
+    assert names(mem.blockers("beta release", user_id="u")) == ["billing audit"]
+    chain = mem.blockers("beta release", transitive=True, user_id="u")
+    assert names(chain) == ["billing audit", "vendor invoices"]
+    assert last[:8] in chain[-1].why
+    # A name that merely shares a word with another is not another phrasing of it.
+    state(
+        mem,
+        "The audit log is blocked by the disk quota.",
+        NodeSpec("e", "audit log", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("f", "disk quota", "Task"),
+    )
+    assert "disk quota" not in names(mem.blockers("beta release", transitive=True, user_id="u"))
+
+
+def test_search_context_tells_the_links_the_graph_does_not_hold(mem: SageMemory) -> None:
+    # Only the first link is a fact in the graph; the next two are told in memories the
+    # extractor made nothing of (NoGraphExtractor), and a near-twin story shares their words.
+    first = state(
+        mem,
+        "Nimbus: the launch is blocked by the security review.",
+        NodeSpec("a", "launch", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("b", "security review", "Task"),
+    )
+    told = mem.add(
+        "Nimbus: the security review is waiting on the penetration test report.",
+        user_id="u",
+        timestamp=T0,
+    ).memory_id
+    deeper = mem.add(
+        "Nimbus: the penetration test report needs the staging credentials from IT.",
+        user_id="u",
+        timestamp=T0,
+    ).memory_id
+    mem.add("Cirrus: our launch party is booked for Friday.", user_id="u", timestamp=T0)
+    for i in range(12):
+        mem.add(f"Nimbus standup {i}: the launch slides look good.", user_id="u", timestamp=T0)
+    res = mem.search(
+        "What is ultimately holding up the Nimbus launch, every link?", user_id="u", limit=3
+    )
+    context = res.context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "launch blocked by security review" in steps and first[:8] in steps
+    assert told[:8] in steps and deeper[:8] in steps
+    # The memories the answer cites lead the background, even past the search's limit.
+    background = context[context.index("## Related background") :].splitlines()[1:4]
+    assert [line.split("[mem ")[1][:8] for line in background] == [first[:8], told[:8], deeper[:8]]
+    assert "staging credentials" in context
+
+
+def test_a_plain_question_gets_no_chain(mem: SageMemory) -> None:
+    state(
+        mem,
+        "Nimbus: the launch is blocked by the security review.",
+        NodeSpec("a", "launch", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("b", "security review", "Task"),
+    )
+    context = mem.search("Who reviewed the launch slides?", user_id="u").context
+    assert "## Next steps" not in context
+
+
+def test_a_chain_from_another_story_is_not_the_answer(mem: SageMemory) -> None:
+    # "launch" is one node for two teams; only Nimbus's blocker is a fact in the graph.
+    state(
+        mem,
+        "Nimbus: the launch is blocked by the security review.",
+        NodeSpec("a", "launch", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("b", "security review", "Task"),
+    )
+    told = mem.add(
+        "Cirrus: the launch is stuck until the venue contract is signed.",
+        user_id="u",
+        timestamp=T0,
+    ).memory_id
+    context = mem.search(
+        "What is ultimately holding up the Cirrus launch, every link?", user_id="u"
+    ).context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "security review" not in steps  # Nimbus's chain, not the one asked about
+    assert told[:8] in steps
