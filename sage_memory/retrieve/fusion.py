@@ -71,6 +71,11 @@ class Weights:
     mmr_lambda: float = 1.0
     mode: Literal["linear", "rrf"] = "linear"
     walk: bool = True
+    scale: Literal["raw", "max", "minmax", "dbsf"] = "raw"
+    walk_received: bool = False
+    mentions: bool = False
+    assoc_keep: int = 2
+    assoc_take: int = 2
 
 
 #: Named weightings. "balanced" is the default (``RetrieveConfig.preset``).
@@ -160,7 +165,10 @@ def own_scores(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
     if w.mode == "linear":
         own = np.zeros(n)
         for name in FEATURES:
-            own += getattr(w, name) * np.asarray(cols[name], dtype=np.float64)
+            col = np.asarray(cols[name], dtype=np.float64)
+            if name in ("dense", "lexical"):
+                col = calibrate(col, w.scale)
+            own += getattr(w, name) * col
     else:
         rankings: dict[str, list[str]] = {}
         weights: dict[str, float] = {}
@@ -178,9 +186,54 @@ def own_scores(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
     return own - w.expired * np.asarray(cols["expired"], dtype=np.float64)
 
 
+def calibrate(col: npt.NDArray[np.float64], how: str) -> npt.NDArray[np.float64]:
+    """One channel's scores over the candidates, put on a common [0, 1] scale."""
+    found = col[col > 0]
+    if how == "raw" or len(found) == 0:
+        return col
+    if how == "max":
+        return col / found.max()
+    if how == "minmax":
+        lo, hi = float(found.min()), float(found.max())
+        return np.clip((col - lo) / ((hi - lo) or 1.0), 0.0, 1.0)
+    mu, sd = float(found.mean()), float(found.std()) or 1.0
+    return np.clip((col - (mu - 3 * sd)) / (6 * sd), 0.0, 1.0) * (col > 0)
+
+
 def salience_prior(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
     """The write-time salience prior (see ``Weights.salience_prior``), centred on 0.5."""
     return w.salience_prior * (np.asarray(cols["salience"], dtype=np.float64) - 0.5)
+
+
+def promote(
+    ranked: Sequence[str],
+    scores: dict[str, float],
+    assoc: Sequence[str],
+    *,
+    keep: int,
+    take: int,
+) -> list[str]:
+    """Interleave the associative ranking into the fused one: the first ``keep`` stay, then come
+    the first ``take`` of ``assoc`` (those among the candidates), then the rest.
+
+    Word and vector channels find the memory a question names; the memory it leads to (the
+    second hop) shares no words with the question and sinks below near-misses. Its score rises
+    to sit between the kept and the rest (``scores`` is updated), so listed scores stay
+    ordered and inside the range of the scores around them.
+    """
+    keep, take = int(keep), int(take)
+    head = list(ranked[:keep])
+    lift = [i for i in assoc[:take] if i in scores and i not in head]
+    if not lift or len(ranked) <= keep:
+        return list(ranked)
+    rest = [i for i in ranked[keep:] if i not in lift]
+    hi = scores[head[-1]] if head else max(scores[i] for i in ranked)
+    lo = scores[rest[0]] if rest else min(scores[i] for i in lift)
+    step = (hi - lo) / (len(lift) + 1)
+    for j, i in enumerate(lift):
+        scores[i] = max(scores[i], hi - step * (j + 1))
+    lift.sort(key=lambda i: -scores[i])
+    return head + lift + rest
 
 
 def smooth(

@@ -26,7 +26,8 @@ from sage_memory.retrieve.fusion import Weights
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
-from sage_memory.retrieve.walk import StoreGraph, associate, specificity, walk_seeds
+from sage_memory.retrieve.mentions import hop_scores, mention_links
+from sage_memory.retrieve.walk import MEMORY, StoreGraph, associate, specificity, walk_seeds
 from sage_memory.types import Edge, Node, Scope, Vector
 
 #: A fact that no longer holds demotes its memories only when it is this relevant to the query
@@ -70,6 +71,8 @@ class GraphEvidence:
     walk: dict[str, float] = field(default_factory=dict)
     # nodes whose links the walk read: its footprint
     walk_read: int = 0
+    # memories one shared name away from the best hits (mentions.hop_scores), best first
+    assoc: list[tuple[str, float]] = field(default_factory=list)
 
 
 def gather(ask: Ask, words: WordSeeds, index: VectorIndex, config: RetrieveConfig) -> GraphEvidence:
@@ -134,14 +137,22 @@ def recall(
     seeds = walk_seeds(g.linked, dense, lexical)
     if not seeds:
         return
+    mentions = None
+    if ask.weights.assoc_take > 0 or ask.weights.mentions:
+        memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
+        mentions = mention_links(ask.store, ask.scope, ask.plan.text, memory_seeds)
+        g.assoc = hop_scores(mentions, memory_seeds)
+        if not ask.weights.mentions:
+            mentions = None
     graph = StoreGraph(
         ask.store,
         ask.scope,
         EdgeFilter(min_confidence=config.min_confidence, at=ask.as_of),
         max_fanout=config.max_fanout,
+        mentions=mentions,
     )
     graph.add_nodes([ln.node for ln in g.linked])
-    g.walk, result = associate(graph, seeds)
+    g.walk, result = associate(graph, seeds, received=ask.weights.walk_received)
     g.walk_read = len(result.read)
     # A memory whose facts no longer hold lends the walk less, as an expired fact does.
     for mid in g.superseded & g.walk.keys():

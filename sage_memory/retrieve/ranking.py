@@ -14,7 +14,7 @@ import numpy as np
 
 from sage_memory.config import RetrieveConfig
 from sage_memory.retrieve.features import author_match, freshness, time_match
-from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, smooth
+from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, promote, smooth
 from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
 from sage_memory.types import Memory, MemoryHit, Vector
 
@@ -53,6 +53,7 @@ def rank_memories(
         key=lambda i: (-evidence[i], i),
     )
     pool += extra[: config.seeds_per_channel]
+    pool += [i for i, _ in g.assoc[: w.assoc_take] if i not in pool]
     if not pool:
         return []
     first = sorted(
@@ -91,6 +92,8 @@ def rank_memories(
     final = smoothed + w.time * cols["time"]
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}
     ranked = sorted(scores, key=lambda i: (-scores[i], i))
+    assoc = [i for i, _ in g.assoc]
+    ranked = promote(ranked, scores, assoc, keep=w.assoc_keep, take=w.assoc_take)
     lam = min(config.mmr_lambda, w.mmr_lambda)
     chosen = mmr(ranked[: limit * 3], scores, vectors, lam, limit)
     in_dense = {i: r for r, (i, _) in enumerate(dense)}
