@@ -103,7 +103,9 @@ def load_corpora(root: Path, emb: CachedMiniLM, only: set[str]) -> list[Corpus]:
             docs = [Doc(t.dia_id, t.text, t.when) for t in conv.turns]
             emb.warm([d.text for d in docs])
             run = _open(root / "locomo" / conv.sample_id, docs, emb, conv.sample_id)
-            probes = [Probe(q.text, q.evidence, locomo.CATEGORIES[q.category]) for q in conv.questions]
+            probes = [
+                Probe(q.text, q.evidence, locomo.CATEGORIES[q.category]) for q in conv.questions
+            ]
             runs.append((run, probes))
 
         def score_locomo(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
@@ -130,7 +132,9 @@ def load_corpora(root: Path, emb: CachedMiniLM, only: set[str]) -> list[Corpus]:
         out.append(Corpus("hotpot", [(run, probes)], score_hotpot))
     if not only or "beam" in only:
         runs = []
-        for chat in sorted((p for p in beam.BEAM.iterdir() if p.is_dir()), key=lambda p: int(p.name)):
+        for chat in sorted(
+            (p for p in beam.BEAM.iterdir() if p.is_dir()), key=lambda p: int(p.name)
+        ):
             docs, probes = beam.load_chat(chat)
             emb.warm([d.text for d in docs])
             runs.append((_open(root / "beam" / chat.name, docs, emb, f"chat-{chat.name}"), probes))
@@ -159,7 +163,10 @@ def load_corpora(root: Path, emb: CachedMiniLM, only: set[str]) -> list[Corpus]:
                     res = _search(run, w, q["question"], 10, structure.parse_time(q.get("as_of")))
                     hit.append(structure.answered(res.context, q))
                     if q.get("evidence"):
-                        t.add(Probe(q["question"], frozenset(q["evidence"]), q["type"]), _ids(run, res))
+                        t.add(
+                            Probe(q["question"], frozenset(q["evidence"]), q["type"]),
+                            _ids(run, res),
+                        )
             return {
                 "structure R@10": t.summary()["overall"]["R@10"],
                 "structure in context": round(100 * sum(hit) / len(hit), 1),
@@ -181,7 +188,15 @@ def main(argv: list[str] | None = None) -> None:
     variants = {name: VARIANTS[name] for name in args.variants}
     if args.set:
         variants[" ".join(args.set)] = {
-            k: (v == "True" if v in ("True", "False") else v if v.isalpha() else float(v))
+            k: (
+                v == "True"
+                if v in ("True", "False")
+                else v
+                if v.isalpha()
+                else int(v)
+                if v.isdigit()
+                else float(v)
+            )
             for k, v in (s.split("=", 1) for s in args.set)
         }
     for name, changes in variants.items():

@@ -55,6 +55,14 @@ class Weights:
         walk: the graph feature is the associative walk's PageRank mass on the memory
             (:mod:`sage_memory.retrieve.walk`); False falls back to the provenance of the
             nodes and facts near the linked nodes (the BFS), for comparison.
+        assoc_keep: the associative hop (:func:`promote`) leaves this many of the fused
+            ranking first.
+        assoc_take: at most this many memories one shared name away from the best hits
+            (:func:`sage_memory.retrieve.mentions.hop_scores`) come right after them; 0 = off.
+        assoc_min: ...only when at least this share of the seeds' weight reaches the memory
+            through names it shares with them: a name a top hit shares with one or two other
+            memories, not one a dozen share (evidence that is absent in most chat turns, so
+            the step switches itself off there).
     """
 
     dense: float = 0.65
@@ -71,11 +79,9 @@ class Weights:
     mmr_lambda: float = 1.0
     mode: Literal["linear", "rrf"] = "linear"
     walk: bool = True
-    scale: Literal["raw", "max", "minmax", "dbsf"] = "raw"
-    walk_received: bool = False
-    mentions: bool = False
     assoc_keep: int = 2
     assoc_take: int = 2
+    assoc_min: float = 0.1
 
 
 #: Named weightings. "balanced" is the default (``RetrieveConfig.preset``).
@@ -165,10 +171,7 @@ def own_scores(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
     if w.mode == "linear":
         own = np.zeros(n)
         for name in FEATURES:
-            col = np.asarray(cols[name], dtype=np.float64)
-            if name in ("dense", "lexical"):
-                col = calibrate(col, w.scale)
-            own += getattr(w, name) * col
+            own += getattr(w, name) * np.asarray(cols[name], dtype=np.float64)
     else:
         rankings: dict[str, list[str]] = {}
         weights: dict[str, float] = {}
@@ -184,20 +187,6 @@ def own_scores(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
         own = np.array([fused.get(str(i), 0.0) / top for i in range(n)])
     own = own + salience_prior(cols, w)
     return own - w.expired * np.asarray(cols["expired"], dtype=np.float64)
-
-
-def calibrate(col: npt.NDArray[np.float64], how: str) -> npt.NDArray[np.float64]:
-    """One channel's scores over the candidates, put on a common [0, 1] scale."""
-    found = col[col > 0]
-    if how == "raw" or len(found) == 0:
-        return col
-    if how == "max":
-        return col / found.max()
-    if how == "minmax":
-        lo, hi = float(found.min()), float(found.max())
-        return np.clip((col - lo) / ((hi - lo) or 1.0), 0.0, 1.0)
-    mu, sd = float(found.mean()), float(found.std()) or 1.0
-    return np.clip((col - (mu - 3 * sd)) / (6 * sd), 0.0, 1.0) * (col > 0)
 
 
 def salience_prior(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:

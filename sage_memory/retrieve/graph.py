@@ -137,22 +137,21 @@ def recall(
     seeds = walk_seeds(g.linked, dense, lexical)
     if not seeds:
         return
-    mentions = None
-    if ask.weights.assoc_take > 0 or ask.weights.mentions:
+    if ask.weights.assoc_take > 0:
+        # One name away from the best hits (mentions.py): the bridge of a two-hop question.
         memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
         mentions = mention_links(ask.store, ask.scope, ask.plan.text, memory_seeds)
-        g.assoc = hop_scores(mentions, memory_seeds)
-        if not ask.weights.mentions:
-            mentions = None
+        g.assoc = [
+            (m, v) for m, v in hop_scores(mentions, memory_seeds) if v >= ask.weights.assoc_min
+        ]
     graph = StoreGraph(
         ask.store,
         ask.scope,
         EdgeFilter(min_confidence=config.min_confidence, at=ask.as_of),
         max_fanout=config.max_fanout,
-        mentions=mentions,
     )
     graph.add_nodes([ln.node for ln in g.linked])
-    g.walk, result = associate(graph, seeds, received=ask.weights.walk_received)
+    g.walk, result = associate(graph, seeds)
     g.walk_read = len(result.read)
     # A memory whose facts no longer hold lends the walk less, as an expired fact does.
     for mid in g.superseded & g.walk.keys():

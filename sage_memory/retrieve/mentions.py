@@ -15,7 +15,7 @@ whatever the scope's size; everything is read through the search's scope.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sage_memory.retrieve.reader import GraphReader
@@ -154,8 +154,3 @@ def hop_scores(
                 if other != s:
                     out[other] = out.get(other, 0.0) + weight / total / spread
     return sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def memory_links(mentions: Mentions, memory_ids: Sequence[str]) -> dict[str, list[str]]:
-    """The phrase keys each of ``memory_ids`` names (only those with mention links)."""
-    return {m: mentions.of_memory[m] for m in memory_ids if m in mentions.of_memory}

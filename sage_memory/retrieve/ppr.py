@@ -32,15 +32,12 @@ class PushResult:
         residual: mass still waiting to be pushed (``sum(mass) + sum(residual) == 1``).
         read: the nodes whose neighbours were asked for: the walk's whole footprint.
         pushes: how many pushes ran.
-        received: mass each node got from its neighbours' pushes (its own seed mass not
-            counted): how strongly the rest of the walk points at it.
     """
 
     mass: dict[str, float] = field(default_factory=dict)
     residual: dict[str, float] = field(default_factory=dict)
     read: set[str] = field(default_factory=set)
     pushes: int = 0
-    received: dict[str, float] = field(default_factory=dict)
 
 
 def push_ppr(
@@ -104,9 +101,7 @@ def push_ppr(
                 continue
             out.mass[u] = out.mass.get(u, 0.0) + alpha * ru
             share = (1.0 - alpha) * ru / spread
-            received = out.received
             for v, w in near:
-                received[v] = received.get(v, 0.0) + share * w
                 rv = residual.get(v, 0.0) + share * w
                 residual[v] = rv
                 if v not in queued and rv >= eps * max(1, len(links.get(v, ()))):

@@ -22,13 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from sage_memory.retrieve.expand import EdgeFilter, Neighbourhood
-from sage_memory.retrieve.mentions import Mentions, memory_links
 from sage_memory.retrieve.ppr import PushResult, push_ppr, settled
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
 from sage_memory.types import Node, Scope
 
-MEMORY, ENTITY, MENTION = "m:", "n:", "t:"
+MEMORY, ENTITY = "m:", "n:"
 #: An entity behind more memories than this (a speaker, "the user") absorbs what reaches it
 #: instead of spreading it: reading and pushing a thousand links would say nothing specific.
 HUB_MEMORIES = 100
@@ -53,7 +52,6 @@ class StoreGraph:
         scope: the search's scope; entities come from its partition.
         edge_filter: which facts may be walked (confidence, time).
         max_fanout: facts kept per entity (strongest current first).
-        mentions: mention links of this search (:mod:`sage_memory.retrieve.mentions`).
     """
 
     def __init__(
@@ -63,10 +61,8 @@ class StoreGraph:
         edge_filter: EdgeFilter,
         *,
         max_fanout: int = 50,
-        mentions: Mentions | None = None,
     ) -> None:
         self.store = store
-        self.mentions = mentions or Mentions()
         self.scope = scope
         self.part = scope.partition
         # The fact-reading and weighting rules of the BFS, so both walks agree on what counts.
@@ -84,11 +80,6 @@ class StoreGraph:
         if mids:
             for mid, nids in self.store.memory_nodes(self.scope, mids).items():
                 out[MEMORY + mid] = [(ENTITY + n, 1.0) for n in nids]
-            for mid, keys_ in memory_links(self.mentions, mids).items():
-                out.setdefault(MEMORY + mid, []).extend((MENTION + k, 1.0) for k in keys_)
-        for k in keys:
-            if k.startswith(MENTION) and k[2:] in self.mentions.holders:
-                out[k] = [(MEMORY + m, 1.0) for m in self.mentions.holders[k[2:]]]
         nids = [k[2:] for k in keys if k.startswith(ENTITY)]
         if not nids:
             return out
@@ -156,13 +147,11 @@ def specificity(node: Node) -> float:
     return min(1.0, SPECIFIC_MEMORIES / max(1, len(node.memory_ids)))
 
 
-def associate(
-    graph: StoreGraph, seeds: Mapping[str, float], *, received: bool = False
-) -> tuple[dict[str, float], PushResult]:
+def associate(graph: StoreGraph, seeds: Mapping[str, float]) -> tuple[dict[str, float], PushResult]:
     """Run the walk; returns each reached memory's PageRank estimate scaled to the best (in
     [0, 1]) and the raw result (for its footprint)."""
     result = push_ppr(seeds, graph, alpha=ALPHA)
-    est = result.received if received else settled(result)
+    est = settled(result)
     memories = {k[2:]: v for k, v in est.items() if k.startswith(MEMORY) and v > 1e-12}
     top = max(memories.values(), default=0.0) or 1.0
     return {m: v / top for m, v in memories.items()}, result
