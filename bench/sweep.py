@@ -64,6 +64,7 @@ class Corpus:
 def _open(folder: Path, docs: list[Doc], emb: CachedMiniLM, user_id: str) -> Any:
     """A store with ``docs``: reopened from ``folder`` when an earlier run built it."""
     from common import SageRun
+
     from sage_memory import SageMemory
 
     ids = folder / "ids.json"

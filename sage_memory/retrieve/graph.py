@@ -23,10 +23,10 @@ from sage_memory.retrieve.expand import (
     local_ppr,
 )
 from sage_memory.retrieve.fusion import Weights
+from sage_memory.retrieve.mentions import hop_scores, mention_links
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
-from sage_memory.retrieve.mentions import hop_scores, mention_links
 from sage_memory.retrieve.walk import MEMORY, StoreGraph, associate, specificity, walk_seeds
 from sage_memory.types import Edge, Node, Scope, Vector
 
