@@ -25,9 +25,9 @@ from sage_memory.words import QUERY_STOPWORDS, word_tokens
 #: Seed memories whose mentions are read (the best of the walk's memory seeds).
 MENTION_SEEDS = 6
 #: Phrases looked up, best-seeded first (all in one lexical query).
-MAX_MENTIONS = 12
+MAX_MENTIONS = 8
 #: Memories that lexical query may return.
-MENTION_HITS = 40
+MENTION_HITS = 20
 #: A phrase held by more of those hits than this is too common to say anything specific.
 MAX_HOLDERS = 12
 #: How fast a phrase's weight falls with the number of memories naming it (see hop_scores).

@@ -246,6 +246,8 @@ def _why(
         bits.append(f"graph: {graph_reason(g, g.memory_why[mid])}")
     if g.walk.get(mid, 0.0) > 0:
         bits.append(f"associative walk ({g.walk[mid]:.2f} of best)")
+    if any(m == mid for m, _ in g.assoc):
+        bits.append("names what a best hit names (associative hop)")
     if f.author:
         bits.append("said by a person the query names")
     if f.time:

@@ -97,6 +97,8 @@ def test_the_hop_lifts_the_memory_one_name_away(mem: SageMemory) -> None:
     on = _search(mem, "u")
     assert on[0] == ids["first"]
     assert ids["second"] in on
+    hit = mem.search(QUERY, user_id="u", limit=4).memories
+    assert "associative hop" in next(h.why for h in hit if h.id == ids["second"])
     # The same search without the hop (or without the graph channel) leaves it out.
     assert ids["second"] not in _search(mem, "u", assoc_take=0)
     assert ids["second"] not in _search(mem, "u", graph=0.0, entity=0.0)
