@@ -96,7 +96,9 @@ def _ids(run: Any, res: Any) -> list[str]:
     return [run.by_memory[h.id] for h in res.memories if h.id in run.by_memory]
 
 
-def load_corpora(root: Path, emb: CachedMiniLM, only: set[str]) -> list[Corpus]:
+def load_corpora(
+    root: Path, emb: CachedMiniLM, only: set[str], beam_chats: set[str]
+) -> list[Corpus]:
     out: list[Corpus] = []
     if not only or "locomo" in only:
         runs = []
@@ -133,9 +135,8 @@ def load_corpora(root: Path, emb: CachedMiniLM, only: set[str]) -> list[Corpus]:
         out.append(Corpus("hotpot", [(run, probes)], score_hotpot))
     if not only or "beam" in only:
         runs = []
-        for chat in sorted(
-            (p for p in beam.BEAM.iterdir() if p.is_dir()), key=lambda p: int(p.name)
-        ):
+        chats = sorted((p for p in beam.BEAM.iterdir() if p.is_dir()), key=lambda p: int(p.name))
+        for chat in [c for c in chats if not beam_chats or c.name in beam_chats]:
             docs, probes = beam.load_chat(chat)
             emb.warm([d.text for d in docs])
             runs.append((_open(root / "beam" / chat.name, docs, emb, f"chat-{chat.name}"), probes))
@@ -181,11 +182,12 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--stores", default="/tmp/sage-sweep", help="folder of the reusable stores")
     ap.add_argument("--only", nargs="*", default=[], help="locomo hotpot beam structure")
+    ap.add_argument("--beam-chats", nargs="*", default=[], help="BEAM chat names (default all)")
     ap.add_argument("--variants", nargs="*", default=["default"])
     ap.add_argument("--set", nargs="*", default=[], help="extra variant: name=value ...")
     args = ap.parse_args(argv)
     emb = CachedMiniLM()
-    corpora = load_corpora(Path(args.stores), emb, set(args.only))
+    corpora = load_corpora(Path(args.stores), emb, set(args.only), set(args.beam_chats))
     variants = {name: VARIANTS[name] for name in args.variants}
     if args.set:
         variants[" ".join(args.set)] = {
