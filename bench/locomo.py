@@ -38,10 +38,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from common import (  # noqa: E402 - the shared harness beside this script
     DATA as SHARED_DATA,
@@ -223,6 +226,22 @@ def _docs(conv: Conversation) -> list[Doc]:
     return [Doc(t.dia_id, t.text, t.when) for t in conv.turns]
 
 
+def _baselines(
+    conv: Conversation, wanted: set[str], emb: CachedMiniLM, vecs: np.ndarray, folder: Path
+) -> list[System]:
+    """The baseline systems asked for, over the conversation's turns."""
+    systems = []
+    if "bm25" in wanted:
+        systems.append(bm25_system(_docs(conv)))
+    if "fts5" in wanted:
+        systems.append(fts5_system(_docs(conv)))
+    if "dense" in wanted:
+        systems.append(dense_system(_docs(conv), emb, vecs))
+    if "chroma" in wanted:
+        systems.append(chroma_system(_docs(conv), emb, vecs, folder / "ch"))
+    return systems
+
+
 # -- scoring ---------------------------------------------------------------------------------
 
 
@@ -309,17 +328,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 mmr_lambda=args.mmr,
             )
             ingest[conv.sample_id] = {"turns": len(conv.turns), **info}
-            systems = [sage]
-            if "bm25" in wanted:
-                systems.append(bm25_system(_docs(conv)))
-            if "fts5" in wanted:
-                systems.append(fts5_system(_docs(conv)))
-            if "dense" in wanted:
-                systems.append(dense_system(_docs(conv), emb, vecs))
-            if "chroma" in wanted:
-                systems.append(
-                    chroma_system(_docs(conv), emb, vecs, Path(tmp) / conv.sample_id / "ch")
-                )
+            systems = [sage, *_baselines(conv, wanted, emb, vecs, Path(tmp) / conv.sample_id)]
             for q in conv.questions[:3]:  # warm-up: caches, lazy imports, first queries
                 for s in systems:
                     s.search(q.text, k)

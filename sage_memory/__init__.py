@@ -40,7 +40,7 @@ _EXPORTS = {
     "Change": "sage_memory.types",
     "Subgraph": "sage_memory.types",
     "Suggestion": "sage_memory.types",
-    "EvolutionReport": "sage_memory.evolve.runner",
+    "EvolutionReport": "sage_memory.evolve.report",
     # the ports and the helpers adapters and third-party backends build on
     "GraphDelta": "sage_memory.types",
     "NodeSpec": "sage_memory.types",
@@ -135,7 +135,7 @@ if TYPE_CHECKING:
         StorageError,
         ValidationError,
     )
-    from sage_memory.evolve.runner import EvolutionReport
+    from sage_memory.evolve.report import EvolutionReport
     from sage_memory.extract.base import ExtractionContext, Extractor
     from sage_memory.index.base import VectorIndex
     from sage_memory.llm.base import ChatModel, ChatResponse, Message

@@ -102,7 +102,7 @@ class EvolveConfig:
     #: Co-access count after which two nodes without an edge get an ASSOCIATED_WITH edge.
     associate_after: int = 3
     merge_auto_confidence: float = 0.97
-    #: Operations that may apply without review (see ``sage_memory.evolve.runner.OPERATIONS``).
+    #: Operations that may apply without review (see ``sage_memory.evolve.run.OPERATIONS``).
     #: Structural and schema changes (merge, split, summarize, relation upgrades) suggest only.
     auto_apply: tuple[str, ...] = (
         "reinforce",

@@ -47,7 +47,7 @@ from sage_memory.types import (
 
 if TYPE_CHECKING:
     from sage_memory.evolve.history import MemoryAsOf
-    from sage_memory.evolve.runner import EvolutionReport
+    from sage_memory.evolve.report import EvolutionReport
 
 
 class AsyncSageMemory:

@@ -65,7 +65,8 @@ from sage_memory.types import (
 
 if TYPE_CHECKING:
     from sage_memory.evolve.history import MemoryAsOf
-    from sage_memory.evolve.runner import EvolutionReport, Schedule
+    from sage_memory.evolve.report import EvolutionReport
+    from sage_memory.evolve.triggers import Schedule
     from sage_memory.retrieve import Retriever
 
 
@@ -182,7 +183,7 @@ class SageMemory:
         self._writes = WritePath(ctx, self._lookup, self._evolution)
         self._maintenance = Maintenance(ctx)
         if ctx.config.evolve.schedule_seconds > 0:
-            from sage_memory.evolve.runner import Schedule
+            from sage_memory.evolve.triggers import Schedule
 
             self._schedule = Schedule(ctx.config.evolve.schedule_seconds, self.evolve)
             self._schedule.start()

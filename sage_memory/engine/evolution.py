@@ -25,7 +25,7 @@ from sage_memory.types import Change, RetrievalResult, Scope, Suggestion, as_utc
 if TYPE_CHECKING:
     from sage_memory.config import SageConfig
     from sage_memory.evolve.history import MemoryAsOf, Reader
-    from sage_memory.evolve.runner import EvolutionReport
+    from sage_memory.evolve.report import EvolutionReport
 
 #: Opens a read-only engine over a snapshot store: (config, store, index, clock) -> engine.
 #: The facade passes its own constructor, so this module never imports the facade.
@@ -37,7 +37,8 @@ class Evolution:
 
     def __init__(self, ctx: EngineContext, lookup: Lookup, open_view: ViewFactory) -> None:
         from sage_memory.evolve.access import AccessRecorder
-        from sage_memory.evolve.runner import Evolver, Triggers
+        from sage_memory.evolve.runner import Evolver
+        from sage_memory.evolve.triggers import Triggers
 
         self.ctx = ctx
         self.lookup = lookup

@@ -252,7 +252,7 @@ class WritePath:
         if not pairs:
             return
         from sage_memory.evolve.conflicts import competing_claim
-        from sage_memory.evolve.runner import to_suggestion
+        from sage_memory.evolve.report import to_suggestion
 
         store = self.ctx.store
         part = scope.partition

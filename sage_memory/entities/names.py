@@ -49,6 +49,10 @@ ARTICLES: frozenset[str] = frozenset({"the", "a", "an"})
 _NOT_TOKEN = re.compile(r"[^\w.+#-]+")
 # Punctuation that only decorates a token's edges ("pandas." at a sentence end, "-x-").
 _EDGE_PUNCT = ".-"
+#: A chat turn's speaker label: "Caroline: ..." or "Dr. Lee: ..." (one to three capitalised
+#: words); group 1 is the speaker's name. The retriever reads the author from it; write-time
+#: salience leaves it out of the words it counts.
+SPEAKER_LABEL = re.compile(r"^\s*([A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})\s*:\s")
 
 
 def merge_aliases(extra: Mapping[str, str] | None = None) -> dict[str, str]:

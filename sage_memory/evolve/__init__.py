@@ -10,9 +10,13 @@ Steps (pure functions returning :class:`~sage_memory.evolve.proposal.Proposal` d
     discovery    typed relations for vague edges, new relation types (suggest only)
     hygiene      archive stale memories, remove orphans, graph-quality metrics
 
-:mod:`~sage_memory.evolve.runner` runs them as bounded, incremental passes and decides what
-applies now and what waits in the review queue; :mod:`~sage_memory.evolve.review` re-plans a
-queued suggestion when it is accepted; :mod:`~sage_memory.evolve.history` rebuilds the memory
-as it was at a past time. The engine applies every change through its unit of work and the
-journal, so a run, a merge or an accepted suggestion is undone as one batch.
+:mod:`~sage_memory.evolve.runner` (the ``Evolver``) runs them as bounded, incremental passes:
+:mod:`~sage_memory.evolve.planner` chooses what each partition's pass reads and
+:mod:`~sage_memory.evolve.steps` feeds the steps, applying what the configuration allows;
+:mod:`~sage_memory.evolve.report` queues the rest for review and measures the graph;
+:mod:`~sage_memory.evolve.suggestions` re-plans a queued suggestion when it is accepted;
+:mod:`~sage_memory.evolve.triggers` starts runs after adds or on a timer;
+:mod:`~sage_memory.evolve.history` rebuilds the memory as it was at a past time. The engine
+applies every change through its unit of work and the journal, so a run, a merge or an accepted
+suggestion is undone as one batch.
 """

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -152,7 +152,6 @@ def edge_conflicts(
         now: The run's time (``expired_at`` of losers).
         names: Node names for readable evidence.
     """
-    names = names or {}
     single = frozenset(single_valued)
     unique = {e.id: e for e in edges}
     groups: dict[tuple[str, str], list[Edge]] = defaultdict(list)
@@ -163,44 +162,59 @@ def edge_conflicts(
             statements[e.source_id, e.relation, e.target_id].append(e)
         if e.relation in single and not negated and (is_current(e) or _inverted(e)):
             groups[e.source_id, e.relation].append(e)
-    out: list[Proposal] = []
-    seen: set[str] = set()
-    expired: set[str] = set()
-
-    def consider(v: Verdict, kind: str) -> None:
-        key = pair_key(v.winner.id, v.loser.id)
-        if key in seen or v.loser.id in expired or v.winner.id in expired:
-            return
-        if not is_current(v.loser):
-            return  # the loser is history already
-        if not is_current(v.winner) and not v.decisive:
-            return  # an out-of-order history that is not clearly wrong stays as it is
-        seen.add(key)
-        if v.decisive:
-            expired.add(v.loser.id)
-        out.append(_proposal(v, kind, now, names))
-
-    def latest(items: list[Edge]) -> Edge:
-        return max(items, key=lambda e: (_when(e), e.confidence, len(e.memory_ids), e.id))
-
+    settling = _Settling(now, names or {})
     for group in groups.values():
-        live = [e for e in group if is_current(e)]
-        if not live or len({e.target_id for e in group}) < 2:
-            continue
-        # The latest fact of the whole history first (it may have been expired out of order),
-        # then the latest current one against the other current ones.
-        firsts = {e.id: e for e in (latest(group), latest(live))}
-        for best in firsts.values():
-            for other in sorted(live, key=lambda e: e.id):
-                if other.id != best.id and other.target_id != best.target_id:
-                    consider(judge(best, other), "single_valued")
+        for best, other in _single_valued_pairs(group):
+            settling.consider(judge(best, other), "single_valued")
     for group in statements.values():
         pos = [e for e in group if not e.attributes.get("negated")]
         neg = [e for e in group if e.attributes.get("negated")]
         for p in pos:
             for n in neg:
-                consider(judge(p, n), "negation")
-    return out
+                settling.consider(judge(p, n), "negation")
+    return settling.out
+
+
+def _latest(items: Iterable[Edge]) -> Edge:
+    return max(items, key=lambda e: (_when(e), e.confidence, len(e.memory_ids), e.id))
+
+
+def _single_valued_pairs(group: Sequence[Edge]) -> Iterator[tuple[Edge, Edge]]:
+    """The pairs of one source's values of one relation to judge, the latest first."""
+    live = [e for e in group if is_current(e)]
+    if not live or len({e.target_id for e in group}) < 2:
+        return
+    # The latest fact of the whole history first (it may have been expired out of order),
+    # then the latest current one against the other current ones.
+    firsts = {e.id: e for e in (_latest(group), _latest(live))}
+    for best in firsts.values():
+        for other in sorted(live, key=lambda e: e.id):
+            if other.id != best.id and other.target_id != best.target_id:
+                yield best, other
+
+
+class _Settling:
+    """The verdicts of one call, each pair and each expired fact considered once."""
+
+    def __init__(self, now: datetime, names: Mapping[str, str]) -> None:
+        self.now = now
+        self.names = names
+        self.out: list[Proposal] = []
+        self.seen: set[str] = set()
+        self.expired: set[str] = set()
+
+    def consider(self, v: Verdict, kind: str) -> None:
+        key = pair_key(v.winner.id, v.loser.id)
+        if key in self.seen or v.loser.id in self.expired or v.winner.id in self.expired:
+            return
+        if not is_current(v.loser):
+            return  # the loser is history already
+        if not is_current(v.winner) and not v.decisive:
+            return  # an out-of-order history that is not clearly wrong stays as it is
+        self.seen.add(key)
+        if v.decisive:
+            self.expired.add(v.loser.id)
+        self.out.append(_proposal(v, kind, self.now, self.names))
 
 
 def competing_claim(

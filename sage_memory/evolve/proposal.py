@@ -26,7 +26,7 @@ class Proposal:
     """One logical change an evolution step proposes.
 
     Attributes:
-        op: The operation (``OPERATIONS`` in :mod:`sage_memory.evolve.runner`); the config's
+        op: The operation (``OPERATIONS`` in :mod:`sage_memory.evolve.run`); the config's
             ``auto_apply`` is matched against it.
         summary: One line for people ("merge 'pd.read_csv' into 'pandas.read_csv'").
         puts: Rows written (inserted or replaced), in order.

@@ -92,6 +92,71 @@ def _starts(text: str) -> list[int]:
     return starts
 
 
+class _Repair:
+    """One repair in progress: the output so far, the open containers, the last safe point."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.stack: list[str] = []
+        # The last point where the output, with the open containers closed, is complete JSON.
+        self.safe_len, self.safe_stack = 0, ""
+        self.in_string = self.escaped = False
+
+    def mark_safe(self) -> None:
+        self.safe_len, self.safe_stack = len(self.out), "".join(self.stack)
+
+    def string_char(self, c: str) -> None:
+        self.out.append(c)
+        if self.escaped:
+            self.escaped = False
+        elif c == "\\":
+            self.escaped = True
+        elif c == '"':
+            self.in_string = False
+
+    def open(self, c: str) -> None:
+        if len(self.stack) >= MAX_DEPTH:
+            raise ExtractionError(f"the answer's JSON is nested deeper than {MAX_DEPTH} levels")
+        self.stack.append("}" if c == "{" else "]")
+        self.out.append(c)
+        self.mark_safe()
+
+    def close(self, c: str) -> bool:
+        """Close a container; True when the first top-level value is complete."""
+        out, stack = self.out, self.stack
+        while out and (out[-1].isspace() or out[-1] == ","):  # trailing comma
+            out.pop()
+        if stack and stack[-1] == c:
+            stack.pop()
+            out.append(c)
+        elif stack:
+            # A mismatched closer ("[1, 2}"): treat it as the one expected here.
+            out.append(stack.pop())
+        if not stack:
+            return True
+        self.mark_safe()
+        return False
+
+    def comma(self) -> None:
+        out = self.out
+        while out and out[-1].isspace():
+            out.pop()
+        if out and out[-1] not in "[{,":  # a comma after a value: that value is complete
+            self.mark_safe()
+            out.append(",")
+
+    def cut_off(self) -> str:
+        """Keep what was complete and close the rest.
+
+        An unterminated string is dropped with its element rather than closed, because a
+        half-written name would become a wrong entity.
+        """
+        kept = "".join(self.out[: self.safe_len]).rstrip()
+        while kept.endswith((",", ":")):
+            kept = kept[:-1].rstrip()
+        return kept + self.safe_stack[::-1]
+
+
 def _repair(text: str, begin: int) -> str:
     """Rewrite broken JSON starting at ``begin`` into JSON that ``json.loads`` accepts.
 
@@ -102,66 +167,32 @@ def _repair(text: str, begin: int) -> str:
     Raises:
         ExtractionError: nesting deeper than :data:`MAX_DEPTH`.
     """
-    out: list[str] = []
-    stack: list[str] = []
-    # The last point where the output, with the open containers closed, is complete JSON.
-    safe_len, safe_stack = 0, ""
-    in_string = escaped = False
+    r = _Repair()
     i, n = begin, len(text)
     while i < n:
         c = text[i]
-        if in_string:
-            out.append(c)
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
-            i += 1
-            continue
-        if c == '"':
-            in_string = True
-            out.append(c)
+        if r.in_string:
+            r.string_char(c)
+        elif c == '"':
+            r.in_string = True
+            r.out.append(c)
         elif c in "{[":
-            if len(stack) >= MAX_DEPTH:
-                raise ExtractionError(f"the answer's JSON is nested deeper than {MAX_DEPTH} levels")
-            stack.append("}" if c == "{" else "]")
-            out.append(c)
-            safe_len, safe_stack = len(out), "".join(stack)
+            r.open(c)
         elif c in "}]":
-            while out and (out[-1].isspace() or out[-1] == ","):  # trailing comma
-                out.pop()
-            if stack and stack[-1] == c:
-                stack.pop()
-                out.append(c)
-            elif stack:
-                # A mismatched closer ("[1, 2}"): treat it as the one expected here.
-                out.append(stack.pop())
-            if not stack:
-                return "".join(out)  # the first top-level value is complete; prose follows
-            safe_len, safe_stack = len(out), "".join(stack)
+            if r.close(c):
+                return "".join(r.out)  # the first top-level value is complete; prose follows
         elif c == ",":
-            while out and out[-1].isspace():
-                out.pop()
-            if out and out[-1] not in "[{,":  # a comma after a value: that value is complete
-                safe_len, safe_stack = len(out), "".join(stack)
-                out.append(c)
+            r.comma()
         elif _WORD_START.match(c):
             word = _WORD.match(text, i)
             token = word.group(0) if word else c
-            out.append(_PY_LITERALS.get(token, token))
+            r.out.append(_PY_LITERALS.get(token, token))
             i += len(token)
             continue
         else:
-            out.append(c)
+            r.out.append(c)
         i += 1
-    # Cut off: keep what was complete, close the rest. An unterminated string is dropped with
-    # its element rather than closed, because a half-written name would become a wrong entity.
-    kept = "".join(out[:safe_len]).rstrip()
-    while kept.endswith((",", ":")):
-        kept = kept[:-1].rstrip()
-    return kept + safe_stack[::-1]
+    return r.cut_off()
 
 
 def _python_literal(text: str, start: int) -> Any:

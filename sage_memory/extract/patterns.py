@@ -602,6 +602,18 @@ def _if_clause(before: str) -> str | None:
     return clean_phrase(m.group("x")) if m else None
 
 
+def _objects(trig: Trigger, m: _Hit, right: str) -> list[str]:
+    """The objects a trigger reads: its own group, a phrase, noun phrases, or none."""
+    if trig.obj == "group":
+        raw = m.groupdict().get("o") or ""
+        return _phrase_items(raw[: _right_end(raw, 0, len(raw))], trig.split, False)
+    if trig.obj == "phrase":
+        return _phrase_items(right, trig.split, trig.family == "dependency")
+    if trig.obj == "none":
+        return []
+    return _np_items(right, trig.split, trig.keep)
+
+
 def _relation(
     masked: Masked, trig: Trigger, m: _Hit, prev_end: int, right_end: int
 ) -> RawRelation | None:
@@ -620,15 +632,8 @@ def _relation(
     objects: list[str]
     if trig.subject == "right":
         subject, objects = leading_np(right, max_tokens=8), []
-    elif trig.obj == "group":
-        raw = m.groupdict().get("o") or ""
-        objects = _phrase_items(raw[: _right_end(raw, 0, len(raw))], trig.split, False)
-    elif trig.obj == "phrase":
-        objects = _phrase_items(right, trig.split, trig.family == "dependency")
-    elif trig.obj == "none":
-        objects = []
     else:
-        objects = _np_items(right, trig.split, trig.keep)
+        objects = _objects(trig, m, right)
     if st := m.group("st"):
         attrs.append(("status", status_value(st)))
         if negated:

@@ -354,15 +354,9 @@ class _Builder:
         if text is None:
             return self.focus or ""
         t = _PREFIX.sub("", text.strip())
-        low = t.lower()
-        if low in FIRST_PERSON:
-            return self._person(self.user)
-        if low in ("he", "she", "him", "her") or (low in ("they", "them") and role == "Person"):
-            return self.last_person or ""
-        if low in ("it", "this", "that", "them", "these", "those", "they"):
-            return self.focus or ""
-        if low in ("you", "one", "someone", "everyone", "there", "what", "which", "who"):
-            return ""
+        pronoun = self._pronoun(t.lower(), role)
+        if pronoun is not None:
+            return pronoun
         ent = self.masked.entity(t)
         if ent is not None:
             return self._code_node(ent, role)
@@ -373,21 +367,9 @@ class _Builder:
         if not words or not any(c.isalnum() for c in name):
             return ""
         name = " ".join(words[:12])
-        label = role
-        if role == "Person":
-            label = "Person" if person_like(t, self.masked) or relation else "Entity"
-            if label == "Person":
-                return self._person(name)
-        elif name.lower() in KNOWN_TOOLS:
-            label = KNOWN_TOOLS[name.lower()]
-        elif (
-            role in ("Concept", "Task")
-            and _ERRORISH.search(name)
-            and relation in ("CAUSED_BY", "SOLVED_BY")
-        ):
-            label = "Error"
-        elif role == "Tool" and not tool_like(t, self.masked):
-            label = "Concept"
+        if role == "Person" and (person_like(t, self.masked) or relation):
+            return self._person(name)
+        label = self._label(name, t, role, relation)
         if relation in _TASKISH and label in ("Task", "Concept"):
             found = self._resolve_task(name)
             if found:
@@ -399,6 +381,35 @@ class _Builder:
             code = self._code_node(self.masked.entities[int(m.group(1))], "Tool")
             self._edge(key, embed, code, 0.6 if embed == "MENTIONS" else 0.75)
         return key
+
+    def _pronoun(self, low: str, role: str) -> str | None:
+        """The node a pronoun stands for ("" for none known); None when ``low`` is no pronoun."""
+        if low in FIRST_PERSON:
+            return self._person(self.user)
+        if low in ("he", "she", "him", "her") or (low in ("they", "them") and role == "Person"):
+            return self.last_person or ""
+        if low in ("it", "this", "that", "them", "these", "those", "they"):
+            return self.focus or ""
+        if low in ("you", "one", "someone", "everyone", "there", "what", "which", "who"):
+            return ""
+        return None
+
+    def _label(self, name: str, masked_name: str, role: str, relation: str) -> str:
+        """The label of a named node in ``role`` (a Person role that names no person is an
+        Entity; a known tool keeps its label)."""
+        if role == "Person":
+            return "Entity"
+        if name.lower() in KNOWN_TOOLS:
+            return KNOWN_TOOLS[name.lower()]
+        if (
+            role in ("Concept", "Task")
+            and _ERRORISH.search(name)
+            and relation in ("CAUSED_BY", "SOLVED_BY")
+        ):
+            return "Error"
+        if role == "Tool" and not tool_like(masked_name, self.masked):
+            return "Concept"
+        return role
 
     def _resolve_task(self, name: str) -> str:
         """A task (or project) of this delta or nearby whose words cover ``name``'s words."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from sage_memory.entities.names import SPEAKER_LABEL
 from sage_memory.types import GraphDelta
 from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
@@ -43,8 +44,6 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[^\s]+")
 _CAPITALISED = re.compile(r"^[\"'(\[]*[A-Z][\w'.-]*")
 _CODEISH = re.compile(r"\d|[_./:@#]\w|\w[A-Z]")
-#: "Name: ..." at the start of a chat turn (as retrieve/features.py reads the author).
-_SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}\s*:\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +96,7 @@ def assess(text: str, delta: GraphDelta | None = None) -> Salience:
         The score and its signals.
     """
     talk, question_words = _lexicon()
-    text = _SPEAKER_LABEL.sub("", text, count=1)
+    text = SPEAKER_LABEL.sub("", text, count=1)
     words = word_tokens(text)
     content = [w for w in words if w not in QUERY_STOPWORDS and w not in talk and len(w) > 1]
     facts = len(delta.edges) if delta is not None else 0

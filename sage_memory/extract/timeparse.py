@@ -22,6 +22,7 @@ Ambiguities are settled the way people usually mean them, and documented here:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
@@ -199,6 +200,126 @@ def _past_or_current_year(
     return candidate
 
 
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What a mention is resolved against: the anchor's day and the tense of the text."""
+
+    today: date
+    past: bool
+    ahead: bool
+
+
+_Resolved = tuple[date | datetime, Granularity] | None
+
+
+def _iso(m: re.Match[str], at: _Reading) -> _Resolved:
+    try:
+        hour, minute = int(m.group("H") or 0), int(m.group("M") or 0)
+        y, mo, d = int(m.group("y")), int(m.group("m")), int(m.group("d"))
+        return datetime(y, mo, d, hour, minute, tzinfo=UTC), "day"
+    except ValueError:
+        return None
+
+
+def _month_day(m: re.Match[str], at: _Reading) -> _Resolved:
+    month = _month_number(m.group("mon"))
+    if month is None or (m.group("mon").lower() == "may" and not m.group("d")):
+        return None
+    try:
+        day = int(m.group("d"))
+        if m.group("y"):
+            return date(int(m.group("y")), month, day), "day"
+        return _past_or_current_year(month, day, at.today, at.past, at.ahead), "day"
+    except ValueError:
+        return None
+
+
+def _month_year(m: re.Match[str], at: _Reading) -> _Resolved:
+    month = _month_number(m.group("mon"))
+    if month is not None and 1 <= int(m.group("y")) <= 9999:
+        return date(int(m.group("y")), month, 1), "month"
+    return None
+
+
+def _day_word(m: re.Match[str], at: _Reading) -> _Resolved:
+    word = m.group("w").lower()
+    offset = {"yesterday": -1, "tomorrow": 1, "the day before yesterday": -2}.get(word, 0)
+    offset = 2 if word == "the day after tomorrow" else offset
+    return at.today + timedelta(days=offset), "day"
+
+
+def _named_weekday(m: re.Match[str], at: _Reading) -> _Resolved:
+    return _weekday(at.today, m.group("wd"), (m.group("rel") or "").lower(), at.past), "day"
+
+
+def _ago(m: re.Match[str], at: _Reading) -> _Resolved:
+    n = _number(m.group("n"))
+    if n is not None and n < 10_000:
+        return _shift(at.today, -n, m.group("unit").lower())
+    return None
+
+
+def _in_n(m: re.Match[str], at: _Reading) -> _Resolved:
+    n = _number(m.group("n") or m.group("n2"))
+    unit = (m.group("unit") or m.group("unit2")).lower()
+    if n is not None and n < 10_000:
+        return _shift(at.today, n, unit)
+    return None
+
+
+def _period(m: re.Match[str], at: _Reading) -> _Resolved:
+    today = at.today
+    rel, unit = m.group("rel").lower(), m.group("unit").lower()
+    step = {"last": -1, "past": -1, "previous": -1, "next": 1, "coming": 1}.get(rel, 0)
+    if unit == "week":
+        monday = today - timedelta(days=today.weekday())
+        return monday + timedelta(days=7 * step), "week"
+    if unit == "month":
+        return _add_months(date(today.year, today.month, 1), step), "month"
+    return date(today.year + step, 1, 1), "year"
+
+
+def _bare_month(m: re.Match[str], at: _Reading) -> _Resolved:
+    rel = (m.group("rel") or "").lower()
+    if m.group("mon") == "May" and not rel:
+        return None  # "May I ..." is a modal verb
+    month = _month_number(m.group("mon"))
+    if month is None:
+        return None
+    today = at.today
+    year = today.year
+    if rel == "last":
+        year -= 1 if month >= today.month else 0
+    elif rel == "next":
+        year += 1 if month <= today.month else 0
+    elif at.past and month > today.month:
+        year -= 1
+    elif at.ahead and month < today.month:
+        year += 1
+    return date(year, month, 1), "month"
+
+
+def _year(m: re.Match[str], at: _Reading) -> _Resolved:
+    return date(int(m.group("y")), 1, 1), "year"
+
+
+#: Each pattern with its resolver, the more specific first: a mention overlapping an earlier
+#: one is dropped.
+_RESOLVERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], _Reading], _Resolved]], ...] = (
+    (_ISO, _iso),
+    (_MDY, _month_day),
+    (_DMY, _month_day),
+    (_MY, _month_year),
+    (_DAYWORD, _day_word),
+    (_WEEKDAY, _named_weekday),
+    (_AGO, _ago),
+    (_IN_N, _in_n),
+    (_PERIOD, _period),
+    (_BARE_MONTH, _bare_month),
+    (_YEAR, _year),
+)
+
+
 def resolve_times(text: str, anchor: datetime) -> list[TimeMention]:
     """Find and resolve the time expressions of ``text``.
 
@@ -212,88 +333,18 @@ def resolve_times(text: str, anchor: datetime) -> list[TimeMention]:
     if not text:
         return []
     anchor = anchor.replace(tzinfo=UTC) if anchor.tzinfo is None else anchor.astimezone(UTC)
-    today = anchor.date()
     ahead = bool(_AHEAD.search(text))  # "is getting married": "-ed" alone is not the past
     past = bool(_PAST.search(text)) and not _FUTURE.search(text) and not ahead
+    at = _Reading(anchor.date(), past, ahead)
     found: list[TimeMention] = []
-
-    def add(m: re.Match[str], value: date | datetime, gran: Granularity) -> None:
-        if any(m.start() < t.end and t.start < m.end() for t in found):
-            return
-        when = value if isinstance(value, datetime) else _day(value)
-        found.append(TimeMention(m.start(), m.end(), m.group(), when, gran))
-
-    for m in _ISO.finditer(text):
-        try:
-            hour, minute = int(m.group("H") or 0), int(m.group("M") or 0)
-            y, mo, d = int(m.group("y")), int(m.group("m")), int(m.group("d"))
-            add(m, datetime(y, mo, d, hour, minute, tzinfo=UTC), "day")
-        except ValueError:
-            continue
-    for pattern in (_MDY, _DMY):
+    for pattern, resolve in _RESOLVERS:
         for m in pattern.finditer(text):
-            month = _month_number(m.group("mon"))
-            if month is None or (m.group("mon").lower() == "may" and not m.group("d")):
+            resolved = resolve(m, at)
+            if resolved is None or any(m.start() < t.end and t.start < m.end() for t in found):
                 continue
-            try:
-                day = int(m.group("d"))
-                if m.group("y"):
-                    add(m, date(int(m.group("y")), month, day), "day")
-                else:
-                    add(m, _past_or_current_year(month, day, today, past, ahead), "day")
-            except ValueError:
-                continue
-    for m in _MY.finditer(text):
-        month = _month_number(m.group("mon"))
-        if month is not None and 1 <= int(m.group("y")) <= 9999:
-            add(m, date(int(m.group("y")), month, 1), "month")
-    for m in _DAYWORD.finditer(text):
-        word = m.group("w").lower()
-        offset = {"yesterday": -1, "tomorrow": 1, "the day before yesterday": -2}.get(word, 0)
-        offset = 2 if word == "the day after tomorrow" else offset
-        add(m, today + timedelta(days=offset), "day")
-    for m in _WEEKDAY.finditer(text):
-        add(m, _weekday(today, m.group("wd"), (m.group("rel") or "").lower(), past), "day")
-    for m in _AGO.finditer(text):
-        n = _number(m.group("n"))
-        if n is not None and n < 10_000:
-            when, gran = _shift(today, -n, m.group("unit").lower())
-            add(m, when, gran)
-    for m in _IN_N.finditer(text):
-        n = _number(m.group("n") or m.group("n2"))
-        unit = (m.group("unit") or m.group("unit2")).lower()
-        if n is not None and n < 10_000:
-            when, gran = _shift(today, n, unit)
-            add(m, when, gran)
-    for m in _PERIOD.finditer(text):
-        rel, unit = m.group("rel").lower(), m.group("unit").lower()
-        step = {"last": -1, "past": -1, "previous": -1, "next": 1, "coming": 1}.get(rel, 0)
-        if unit == "week":
-            monday = today - timedelta(days=today.weekday())
-            add(m, monday + timedelta(days=7 * step), "week")
-        elif unit == "month":
-            add(m, _add_months(date(today.year, today.month, 1), step), "month")
-        else:
-            add(m, date(today.year + step, 1, 1), "year")
-    for m in _BARE_MONTH.finditer(text):
-        rel = (m.group("rel") or "").lower()
-        if m.group("mon") == "May" and not rel:
-            continue  # "May I ..." is a modal verb
-        month = _month_number(m.group("mon"))
-        if month is None:
-            continue
-        year = today.year
-        if rel == "last":
-            year -= 1 if month >= today.month else 0
-        elif rel == "next":
-            year += 1 if month <= today.month else 0
-        elif past and month > today.month:
-            year -= 1
-        elif ahead and month < today.month:
-            year += 1
-        add(m, date(year, month, 1), "month")
-    for m in _YEAR.finditer(text):
-        add(m, date(int(m.group("y")), 1, 1), "year")
+            value, gran = resolved
+            when = value if isinstance(value, datetime) else _day(value)
+            found.append(TimeMention(m.start(), m.end(), m.group(), when, gran))
     return sorted(found, key=lambda t: t.start)
 
 

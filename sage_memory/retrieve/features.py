@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
+from sage_memory.entities.names import SPEAKER_LABEL
 from sage_memory.retrieve.fusion import recency
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.types import Memory
 
-#: A transcript turn: "Caroline: ..." or "Dr. Lee: ..." (one to three capitalised words).
-_SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})\s*:\s")
 _GENERIC_ROLES = frozenset({"user", "assistant", "system", "tool", "human", "ai", "function"})
 _SPEAKER_KEYS = ("speaker", "author", "name", "user_name")
 #: The time feature of a memory inside the query's window, by the window's grain: a named
@@ -26,7 +24,7 @@ def author_of(memory: Memory) -> str | None:
             return value.strip().casefold()
     if memory.role and memory.role.casefold() not in _GENERIC_ROLES:
         return memory.role.casefold()
-    m = _SPEAKER.match(memory.text)
+    m = SPEAKER_LABEL.match(memory.text)
     return m.group(1).casefold() if m else None
 
 
