@@ -40,15 +40,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no graph": {"graph": 0.0, "entity": 0.0},
     "bfs": {"walk": False},
     "dense+lexical": {"neighbour": 0.0, "author": 0.0, "time": 0.0, "graph": 0.0, "entity": 0.0},
-    "mentions": {"mentions": True},
-    "mentions received": {"mentions": True, "walk_received": True},
-    "mentions received g.3": {"mentions": True, "walk_received": True, "graph": 0.3},
-    "scale max": {"scale": "max"},
-    "scale minmax 5/5": {"scale": "minmax", "dense": 0.5, "lexical": 0.5},
-    "scale dbsf 5/5": {"scale": "dbsf", "dense": 0.5, "lexical": 0.5},
     "no neighbour": {"neighbour": 0.0},
     "no author": {"author": 0.0},
     "no mmr": {"config_mmr": 1.0},
+    "no hop": {"assoc_take": 0},
 }
 
 
@@ -99,83 +94,91 @@ def _ids(run: Any, res: Any) -> list[str]:
 def load_corpora(
     root: Path, emb: CachedMiniLM, only: set[str], beam_chats: set[str]
 ) -> list[Corpus]:
-    out: list[Corpus] = []
-    if not only or "locomo" in only:
-        runs = []
-        for conv in locomo.load():
-            docs = [Doc(t.dia_id, t.text, t.when) for t in conv.turns]
-            emb.warm([d.text for d in docs])
-            run = _open(root / "locomo" / conv.sample_id, docs, emb, conv.sample_id)
-            probes = [
-                Probe(q.text, q.evidence, locomo.CATEGORIES[q.category]) for q in conv.questions
-            ]
-            runs.append((run, probes))
+    loaders: dict[str, Callable[[], Corpus]] = {
+        "locomo": lambda: _locomo(root, emb),
+        "hotpot": lambda: _hotpot(root, emb),
+        "beam": lambda: _beam(root, emb, beam_chats),
+        "structure": lambda: _structure(root, emb),
+    }
+    return [load() for name, load in loaders.items() if not only or name in only]
 
-        def score_locomo(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
-            t = Tally((10,))
-            for run, probes in runs:
-                for p in probes:
-                    t.add(p, _ids(run, _search(run, w, p.text, 20)))
-            s = t.summary()
-            return {"locomo R@10": s["overall"]["R@10"], "locomo multi-hop": s["multi-hop"]["R@10"]}
 
-        out.append(Corpus("locomo", runs, score_locomo))
-    if not only or "hotpot" in only:
-        docs, probes = documents.load_hotpot()
+def _locomo(root: Path, emb: CachedMiniLM) -> Corpus:
+    runs = []
+    for conv in locomo.load():
+        docs = [Doc(t.dia_id, t.text, t.when) for t in conv.turns]
         emb.warm([d.text for d in docs])
-        run = _open(root / "hotpot", docs, emb, "bench")
+        run = _open(root / "locomo" / conv.sample_id, docs, emb, conv.sample_id)
+        probes = [Probe(q.text, q.evidence, locomo.CATEGORIES[q.category]) for q in conv.questions]
+        runs.append((run, probes))
 
-        def score_hotpot(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
-            t = Tally((5,))
-            for run, probes in runs:
-                for p in probes:
-                    t.add(p, _ids(run, _search(run, w, p.text, 10)))
-            return {"hotpot R@5": t.summary()["overall"]["R@5"]}
+    def score(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
+        t = Tally((10,))
+        for run, probes in runs:
+            for p in probes:
+                t.add(p, _ids(run, _search(run, w, p.text, 20)))
+        s = t.summary()
+        return {"locomo R@10": s["overall"]["R@10"], "locomo multi-hop": s["multi-hop"]["R@10"]}
 
-        out.append(Corpus("hotpot", [(run, probes)], score_hotpot))
-    if not only or "beam" in only:
-        runs = []
-        chats = sorted((p for p in beam.BEAM.iterdir() if p.is_dir()), key=lambda p: int(p.name))
-        for chat in [c for c in chats if not beam_chats or c.name in beam_chats]:
-            docs, probes = beam.load_chat(chat)
-            emb.warm([d.text for d in docs])
-            runs.append((_open(root / "beam" / chat.name, docs, emb, f"chat-{chat.name}"), probes))
+    return Corpus("locomo", runs, score)
 
-        def score_beam(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
-            t = Tally((10,))
-            for run, probes in runs:
-                for p in probes:
-                    found = beam.dedupe_messages(_ids(run, _search(run, w, p.text, 20)))[:10]
-                    t.add(p, found)
-            return {"beam R@10": t.summary()["overall"]["R@10"]}
 
-        out.append(Corpus("beam", runs, score_beam))
-    if not only or "structure" in only:
-        worlds = structure.load_worlds()
-        docs = structure.ingest_order(worlds, structure.SEED)
+def _hotpot(root: Path, emb: CachedMiniLM) -> Corpus:
+    docs, probes = documents.load_hotpot()
+    emb.warm([d.text for d in docs])
+    run = _open(root / "hotpot", docs, emb, "bench")
+
+    def score(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
+        t = Tally((5,))
+        for run, probes in runs:
+            for p in probes:
+                t.add(p, _ids(run, _search(run, w, p.text, 10)))
+        return {"hotpot R@5": t.summary()["overall"]["R@5"]}
+
+    return Corpus("hotpot", [(run, probes)], score)
+
+
+def _beam(root: Path, emb: CachedMiniLM, wanted: set[str]) -> Corpus:
+    runs = []
+    chats = sorted((p for p in beam.BEAM.iterdir() if p.is_dir()), key=lambda p: int(p.name))
+    for chat in [c for c in chats if not wanted or c.name in wanted]:
+        docs, probes = beam.load_chat(chat)
         emb.warm([d.text for d in docs])
-        run = _open(root / "structure", docs, emb, "teams")
-        questions = [q for w in worlds for q in w["questions"]]
+        runs.append((_open(root / "beam" / chat.name, docs, emb, f"chat-{chat.name}"), probes))
 
-        def score_structure(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
-            t = Tally((10,))
-            hit: list[bool] = []
-            for run, qs in runs:
-                for q in qs:
-                    res = _search(run, w, q["question"], 10, structure.parse_time(q.get("as_of")))
-                    hit.append(structure.answered(res.context, q))
-                    if q.get("evidence"):
-                        t.add(
-                            Probe(q["question"], frozenset(q["evidence"]), q["type"]),
-                            _ids(run, res),
-                        )
-            return {
-                "structure R@10": t.summary()["overall"]["R@10"],
-                "structure in context": round(100 * sum(hit) / len(hit), 1),
-            }
+    def score(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
+        t = Tally((10,))
+        for run, probes in runs:
+            for p in probes:
+                t.add(p, beam.dedupe_messages(_ids(run, _search(run, w, p.text, 20)))[:10])
+        return {"beam R@10": t.summary()["overall"]["R@10"]}
 
-        out.append(Corpus("structure", [(run, questions)], score_structure))
-    return out
+    return Corpus("beam", runs, score)
+
+
+def _structure(root: Path, emb: CachedMiniLM) -> Corpus:
+    worlds = structure.load_worlds()
+    docs = structure.ingest_order(worlds, structure.SEED)
+    emb.warm([d.text for d in docs])
+    run = _open(root / "structure", docs, emb, "teams")
+    questions = [q for w in worlds for q in w["questions"]]
+
+    def score(runs: list[tuple[Any, list[Any]]], w: Any) -> dict[str, float]:
+        t = Tally((10,))
+        hit: list[bool] = []
+        for run, qs in runs:
+            for q in qs:
+                res = _search(run, w, q["question"], 10, structure.parse_time(q.get("as_of")))
+                hit.append(structure.answered(res.context, q))
+                if q.get("evidence"):
+                    probe = Probe(q["question"], frozenset(q["evidence"]), q["type"])
+                    t.add(probe, _ids(run, res))
+        return {
+            "structure R@10": t.summary()["overall"]["R@10"],
+            "structure in context": round(100 * sum(hit) / len(hit), 1),
+        }
+
+    return Corpus("structure", [(run, questions)], score)
 
 
 def main(argv: list[str] | None = None) -> None:
