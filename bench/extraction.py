@@ -6,6 +6,7 @@ Run from the repository root::
     .venv/bin/python bench/extraction.py --data a.jsonl --data b.jsonl
     .venv/bin/python bench/extraction.py --data NEW.jsonl --save-as blind_first_run
     .venv/bin/python bench/extraction.py --write-readme          # table from bench/results/
+    .venv/bin/python bench/extraction.py --data a.jsonl --no-write --no-timing   # a dev run
 
 It prints, for each extractor side by side, node and edge precision / recall / F1 overall, per
 family and per split, strict and tolerant, and writes ``bench/results/extraction.json``.
@@ -359,6 +360,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--write-readme", action="store_true", help="regenerate the README table")
     ap.add_argument("--only", help="score only this extractor (a name printed in the table)")
     ap.add_argument("--misses", action="store_true", help="print the missed and extra edges")
+    ap.add_argument(
+        "--no-write",
+        action="store_true",
+        help="print only: write no bench/results file (for development runs)",
+    )
+    ap.add_argument("--no-timing", action="store_true", help="skip the timing passes")
     args = ap.parse_args(argv)
     if args.write_readme and not args.data and not args.save_as:
         write_readme()
@@ -371,13 +378,16 @@ def main(argv: list[str] | None = None) -> None:
             continue
         extractor = make()
         results[name] = evaluate(items, extractor)
-        results[name]["timing"] = timing(items, extractor)
+        if not args.no_timing:
+            results[name]["timing"] = timing(items, extractor)
     print_table(results)
     if args.misses:
         for name, r in results.items():
             print(f"\n== misses of {name}")
             for m in r["misses"]:
                 print(f"{m['id']}: missing {m['missing']} extra {m['extra']}")
+    if args.no_write:
+        return
     data = [
         str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT) else p.name
         for p in paths

@@ -16,7 +16,9 @@ no content word with the queries (a word the query contains in 90k more memories
 the lexical channel read 90k more postings: that is the nature of full-text search, and it is
 bounded by the channel's top-k only after scoring).
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/latency_scaling.py`` (``--small`` for 1k/10k).
+Run: ``PYTHONPATH=. .venv/bin/python bench/latency_scaling.py`` (``--small`` for 1k/10k; about
+three minutes). Writes bench/results/latency_scaling.json and the ``latency-scaling`` section
+of bench/README.md; ``--render`` rewrites that section from the saved results.
 """
 
 from __future__ import annotations
@@ -35,9 +37,14 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from sections import BENCH_README as README  # noqa: E402
+from sections import write_section  # noqa: E402
+
 RESULTS = HERE / "results" / "latency_scaling.json"
-README = HERE / "README.md"
-SECTION = "## Search latency as unrelated data grows"
+NAME = "latency-scaling"
+COMMAND = "PYTHONPATH=. .venv/bin/python bench/latency_scaling.py"
 
 STORY = [
     "I want to build a personal blog. First I'll design the database, then build the backend "
@@ -174,7 +181,8 @@ def run(sizes: Sequence[int], repeats: int) -> dict[str, Any]:
     return out
 
 
-def readme_section(report: dict[str, Any]) -> str:
+def render(report: dict[str, Any]) -> str:
+    """The README section, from a run's report (bench/results/latency_scaling.json)."""
     rows = [
         "| memories | nodes | edges | search p50 ms | search p95 ms | Chroma top-20 alone p50 ms "
         "| FTS5 top-20 alone p50 ms | search minus Chroma p50 ms |",
@@ -191,15 +199,13 @@ def readme_section(report: dict[str, Any]) -> str:
     ann = {k: report["sizes"][k]["chroma_topk_p50_ms"] for k in (small, big)}
     return "\n".join(
         [
-            SECTION,
-            "",
             "The same five queries (plan, diagnosis, changing fact, association, plain recall) "
             "over one user's memory in a folder (SQLite + Chroma), as unrelated memories are "
             "added to the same user. Hashing embedder (for speed: 100k MiniLM embeddings would "
             "take most of an hour here; search cost does not depend on the embedder that "
             "filled the index); unrelated memories share no content word with the queries. "
-            "Wall time of `search()` on a shared 2-core VM, 20 rounds. Reproduce: "
-            "`PYTHONPATH=. .venv/bin/python bench/latency_scaling.py` (about three minutes).",
+            "Wall time of `search()` on a machine shared with other work, "
+            f"{report.get('repeats', 20)} rounds; {report['when']}.",
             "",
             *rows,
             "",
@@ -215,31 +221,24 @@ def readme_section(report: dict[str, Any]) -> str:
     )
 
 
-def write_readme(body: str) -> None:
-    text = README.read_text() if README.exists() else "# Benchmarks\n"
-    start = text.find(SECTION)
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + body.rstrip("\n") + "\n"
-    else:
-        nxt = text.find("\n## ", start + len(SECTION))
-        tail = "" if nxt < 0 else "\n" + text[nxt + 1 :]
-        text = text[:start] + body.rstrip("\n") + "\n" + tail
-    README.write_text(text)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--small", action="store_true", help="1k and 10k instead of 10k and 100k")
     ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--render", action="store_true", help="only rewrite the README section")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
+    if args.render:
+        write_section(README, NAME, COMMAND, render(json.loads(RESULTS.read_text())))
+        return
     sizes = [1000, 10_000] if args.small else [10_000, 100_000]
     report = run(sizes, args.repeats)
-    print(readme_section(report))
+    report["repeats"] = args.repeats
+    print(render(report))
     if not args.no_write:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps(report, indent=2) + "\n")
-        write_readme(readme_section(report))
+        write_section(README, NAME, COMMAND, render(report))
 
 
 if __name__ == "__main__":

@@ -6,14 +6,19 @@ sentences per side and a label: the same thing or not, and which name a careful 
 
 For each pair, a fresh memory (offline defaults: rule extractor, MiniLM) takes both sides'
 context sentences through ``add``; then ``evolve(dry_run=True, operations=["merge"])`` runs.
-The system "says same" when entity resolution already made the two names one node at write
-time, or when the evolver suggests merging them. Pairs where the extractor did not produce a
-node under one of the names are counted apart ("not extracted"). Other merge suggestions made
-in the same small memory (between names the pair is not about) are counted as incidental.
+The merge pass runs with the display threshold at 0, so every candidate pair the scorer does
+not rule out is recorded with its confidence. The system "says same" at a threshold when entity
+resolution already made the two names one node at write time, or when the pair's confidence
+is at least the threshold; precision and recall are printed at the default threshold
+(``EvolveConfig.merge_suggest_confidence``) and at a sweep of others. Pairs where the extractor
+did not produce a node under one of the names are counted apart ("not extracted"). Other merge
+suggestions at the threshold in the same small memory (between names the pair is not about)
+are counted as incidental.
 
 Splits: pairs with odd numbers are ``dev`` (what merge scoring may be tuned on), even numbers
 ``heldout`` (never tuned on). Run: ``.venv/bin/python bench/merges.py`` (a few minutes).
-Writes bench/results/merges.json and its section of bench/README.md.
+Writes bench/results/merges.json and the ``merges-table`` section of bench/README.md;
+``--render`` rewrites that section from the saved results without measuring.
 """
 
 from __future__ import annotations
@@ -29,21 +34,31 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import RESULTS, ROOT, stamp, write_section
+from common import RESULTS, ROOT, stamp
+from sections import BENCH_README, write_section
 
 PAIRS = ROOT / "tests" / "data" / "blind" / "merge_pairs.jsonl"
-SECTION = "## Entity merges (blind pairs)"
+NAME = "merges-table"
+COMMAND = ".venv/bin/python bench/merges.py"
 
 
-def split_of(pair: dict[str, Any]) -> str:
+def split_of(pair: dict[str, Any], first_set: bool = True) -> str:
+    """``dev`` / ``heldout`` by the id's number in the first set; any other set (a sealed one
+    scored once, see ``--pairs``) is one split, ``blind``."""
+    if not first_set:
+        return "blind"
     return "dev" if int(pair["id"].rsplit("-", 1)[1]) % 2 else "heldout"
 
 
 def judge_pair(pair: dict[str, Any], embedder: Any) -> dict[str, Any]:
-    from sage_memory import NotFoundError, SageMemory
+    from sage_memory import NotFoundError, SageConfig, SageMemory
+    from sage_memory.config import EvolveConfig
     from sage_memory.store.base import name_key
 
-    with SageMemory(embedder=embedder) as mem:
+    # Every candidate the scorer does not rule out is reported with its confidence, so one
+    # run gives precision and recall at any display threshold (see ``says_same``).
+    config = SageConfig(evolve=EvolveConfig(merge_suggest_confidence=0.0))
+    with SageMemory(embedder=embedder, config=config) as mem:
         when = datetime(2026, 1, 1, tzinfo=UTC)
         said: dict[str, set[str]] = {}
         for side in ("a", "b"):
@@ -75,11 +90,10 @@ def judge_pair(pair: dict[str, Any], embedder: Any) -> dict[str, Any]:
             return out
         if nodes["a"].id == nodes["b"].id:
             out["outcome"] = "merged at write"
-            out["says_same"] = True
             return out
         report = mem.evolve(user_id="u", dry_run=True, operations=["merge"])
         ids = {nodes["a"].id, nodes["b"].id}
-        ours, incidental = None, 0
+        ours, incidental = None, []
         for s in report.suggestions:
             if s.op != "merge":
                 continue
@@ -87,24 +101,42 @@ def judge_pair(pair: dict[str, Any], embedder: Any) -> dict[str, Any]:
             if ids <= payload_ids:
                 ours = s
             else:
-                incidental += 1
+                incidental.append(round(s.confidence, 4))
         out["incidental"] = incidental
-        out["says_same"] = ours is not None
-        out["outcome"] = "suggested" if ours is not None else "kept apart"
+        out["outcome"] = "scored" if ours is not None else "ruled out"
         if ours is not None:
-            out["confidence"] = ours.confidence
+            out["confidence"] = round(ours.confidence, 4)
             keep = ours.payload.get("keep")
             if pair.get("better") in ("a", "b") and isinstance(keep, str):
                 out["survivor_ok"] = keep == nodes[pair["better"]].id
         return out
 
 
-def tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    judged = [r for r in rows if "says_same" in r]
-    tp = sum(1 for r in judged if r["says_same"] and r["same"])
-    fp = sum(1 for r in judged if r["says_same"] and not r["same"])
-    fn = sum(1 for r in judged if not r["says_same"] and r["same"])
-    survivors = [r["survivor_ok"] for r in judged if "survivor_ok" in r and r["same"]]
+def says_same(row: dict[str, Any], threshold: float) -> bool | None:
+    """Whether the system shows the pair as one thing at ``threshold``: merged by entity
+    resolution at write time, or suggested with at least that confidence. None: not judged."""
+    if row["outcome"] == "not extracted":
+        return None
+    if "says_same" in row:  # runs saved before the threshold sweep
+        return bool(row["says_same"])
+    if row["outcome"] == "merged at write":
+        return True
+    return row.get("confidence", -1.0) >= threshold
+
+
+def tally(rows: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
+    said = [(r, says_same(r, threshold)) for r in rows]
+    judged = [(r, s) for r, s in said if s is not None]
+    tp = sum(1 for r, s in judged if s and r["same"])
+    fp = sum(1 for r, s in judged if s and not r["same"])
+    fn = sum(1 for r, s in judged if not s and r["same"])
+    survivors = [r["survivor_ok"] for r, s in judged if s and r["same"] and "survivor_ok" in r]
+    incidental = [
+        c
+        for r in rows
+        for c in (r.get("incidental") if isinstance(r.get("incidental"), list) else [])
+        if c >= threshold
+    ]
     return {
         "pairs": len(rows),
         "judged": len(judged),
@@ -115,31 +147,47 @@ def tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "true_merges": tp,
         "false_merges": fp,
         "survivor_right": f"{sum(survivors)}/{len(survivors)}",
-        "incidental_suggestions": sum(r.get("incidental", 0) for r in rows),
-        "false_by_kind": dict(
-            Counter(r["kind"] for r in judged if r["says_same"] and not r["same"])
-        ),
+        "incidental_suggestions": len(incidental),
+        "false_by_kind": dict(Counter(r["kind"] for r, s in judged if s and not r["same"])),
     }
+
+
+def shown_threshold() -> float:
+    from sage_memory.config import EvolveConfig
+
+    return EvolveConfig().merge_suggest_confidence
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from sage_memory.embed.minilm import default_embedder
 
-    pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    source = Path(args.pairs).resolve()
+    first = source == PAIRS.resolve()
+    pairs = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
     if args.split:
-        pairs = [p for p in pairs if split_of(p) == args.split]
+        pairs = [p for p in pairs if split_of(p, first) == args.split]
     if args.limit:
         pairs = pairs[: args.limit]
     embedder = default_embedder()
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for pair in pairs:
-        rows[split_of(pair)].append(judge_pair(pair, embedder))
+        rows[split_of(pair, first)].append(judge_pair(pair, embedder))
+    threshold = shown_threshold()
+    every = [r for split in rows.values() for r in split]
     return {
         "pairs": len(pairs),
-        "splits": {name: tally(r) for name, r in sorted(rows.items())},
-        "rows": [r for split in rows.values() for r in split],
+        "pairs_file": str(source.relative_to(ROOT)) if source.is_relative_to(ROOT) else str(source),
+        "threshold": threshold,
+        "splits": {name: tally(r, threshold) for name, r in sorted(rows.items())},
+        "all": tally(every, threshold),
+        "sweep": {str(t): tally(every, t) for t in SWEEP},
+        "rows": every,
         **stamp(),
     }
+
+
+#: Display thresholds the report shows precision and recall at (both splits together).
+SWEEP = (0.3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.95)
 
 
 def table(report: dict[str, Any]) -> str:
@@ -148,7 +196,10 @@ def table(report: dict[str, Any]) -> str:
         "| incidental suggestions |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name, t in report["splits"].items():
+    rows = dict(report["splits"])
+    if "all" in report:
+        rows["both"] = report["all"]
+    for name, t in rows.items():
         lines.append(
             f"| {name} | {t['pairs']} | {t['judged']} | {t['precision']} | {t['recall']} | "
             f"{t['false_merges']} | {t['survivor_right']} | {t['incidental_suggestions']} |"
@@ -156,32 +207,64 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
+def sweep_table(report: dict[str, Any]) -> str:
     lines = [
-        SECTION,
-        "",
-        f"{report['pairs']} labelled pairs written blind (tests/data/blind/merge_pairs.jsonl); "
-        "each pair's context sentences go through `add` in a fresh memory, then a dry-run "
-        'merge pass. "Judged" excludes pairs where the extractor made no node under one of '
-        "the names (each side's node is the one its own sentences support). Precision counts "
-        "write-time merges and merge suggestions alike. Tune on dev only (`--split dev`). "
+        "| shown from confidence | precision | recall | true / false merges |",
+        "|---|---|---|---|",
+    ]
+    for t, s in report["sweep"].items():
+        mark = " (default)" if float(t) == report["threshold"] else ""
+        lines.append(
+            f"| {t}{mark} | {s['precision']} | {s['recall']} | "
+            f"{s['true_merges']} / {s['false_merges']} |"
+        )
+    return "\n".join(lines)
+
+
+def render(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
+    """The README section, from a run's report and the saved runs (no measuring)."""
+    source = report.get("pairs_file", "tests/data/blind/merge_pairs.jsonl")
+    seen = (
+        "looked at in earlier rounds, so now development data"
+        if source.endswith("merge_pairs.jsonl")
+        else "sealed until this run, its first scoring"
+    )
+    lines = [
+        f"{report['pairs']} labelled pairs written blind ({source}) by a helper who never read "
+        f"the code; {seen}. Each pair's context sentences go through `add` in a fresh memory, "
+        'then a dry-run merge pass. "Judged" excludes pairs where the extractor made no node under '
+        "one of the names (each side's node is the one its own sentences support). The system "
+        "says *same* when entity resolution made the two names one node at write time, or "
+        "when the merge pass scores the pair at least the display threshold "
+        f"(`EvolveConfig.merge_suggest_confidence`, {report.get('threshold', 0.55)}). "
         f"Commit {report['commit']}, {report['when']}.",
-        "",
-        "    .venv/bin/python bench/merges.py",
         "",
         table(report),
         "",
     ]
-    for name, t in report["splits"].items():
+    every = dict(report["splits"])
+    if "all" in report:
+        every["both"] = report["all"]
+    for name, t in every.items():
         if t["false_by_kind"]:
             lines.append(f"False merges in {name}, by kind: {t['false_by_kind']}.")
+    if "sweep" in report:
+        lines += [
+            "",
+            "Precision and recall by display threshold (both splits; write-time merges count at "
+            "every threshold):",
+            "",
+            sweep_table(report),
+        ]
     if saved:
         lines += [
             "",
             "Saved runs `before` and `after` (2026-12-01) found each side's node by name alone, "
             "so a side whose sentences made no node under the name counted as merged with the "
             "other; they are not comparable with `before_session2` (the code before this "
-            "session's changes, measured the current way) and later runs.",
+            "session's changes, measured the current way) and later runs. `before_session3` is "
+            "the code before the log-odds merge confidence, measured with the threshold sweep; "
+            "`after_session3` the code with it.",
         ]
     for name, old in saved.items():
         lines.append("")
@@ -191,15 +274,32 @@ def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def saved_runs() -> dict[str, dict[str, Any]]:
+    return {
+        p.stem.removeprefix("merges_"): json.loads(p.read_text())
+        for p in sorted(RESULTS.glob("merges_*.json"))
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--split", choices=["dev", "heldout"], help="only this split (tune on dev)")
+    ap.add_argument(
+        "--pairs",
+        default=str(PAIRS),
+        help="the pairs file (default: the first set; another set is scored as one split)",
+    )
     ap.add_argument("--save-as", help="also keep this run as bench/results/merges_<NAME>.json")
+    ap.add_argument("--render", action="store_true", help="only rewrite the README section")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
+    if args.render:
+        write_section(BENCH_README, NAME, COMMAND, render(load(), saved_runs()))
+        return
     report = run(args)
     print(table(report))
+    print(sweep_table(report))
     for name, t in report["splits"].items():
         print(name, t["outcomes"], "false by kind:", t["false_by_kind"])
     if args.no_write:
@@ -208,11 +308,13 @@ def main(argv: list[str] | None = None) -> None:
     (RESULTS / "merges.json").write_text(json.dumps(report, indent=2) + "\n")
     if args.save_as:
         (RESULTS / f"merges_{args.save_as}.json").write_text(json.dumps(report, indent=2) + "\n")
-    saved = {
-        p.stem.removeprefix("merges_"): json.loads(p.read_text())
-        for p in sorted(RESULTS.glob("merges_*.json"))
-    }
-    write_section(SECTION, section(report, saved))
+    write_section(BENCH_README, NAME, COMMAND, render(report, saved_runs()))
+
+
+def load() -> dict[str, Any]:
+    """The last run's report (bench/results/merges.json)."""
+    report: dict[str, Any] = json.loads((RESULTS / "merges.json").read_text())
+    return report
 
 
 if __name__ == "__main__":

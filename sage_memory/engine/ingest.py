@@ -36,7 +36,7 @@ from sage_memory.entities.referent import (
     CONTEXT_SAMPLE,
     THIN_SUPPORT,
     ReferentCheck,
-    ambiguous_name,
+    ambiguous_pair,
     qualifiers_in,
     referent_check,
 )
@@ -245,7 +245,7 @@ class Ingestor:
         well-attested node needs no reads, a thin one has few edges and memories."""
         qualifiers = qualifiers_in(memory.text, spec.name)
         known = [q for q in node.attributes.get(QUALIFIERS, ()) if isinstance(q, str)]
-        if len(node.memory_ids) > THIN_SUPPORT or not ambiguous_name(spec.name):
+        if len(node.memory_ids) > THIN_SUPPORT or not ambiguous_pair(spec.name, node.name):
             # Only the qualifiers can disagree: no reads needed.
             return referent_check(
                 co_mentioned=(),

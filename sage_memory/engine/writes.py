@@ -46,7 +46,16 @@ if TYPE_CHECKING:
 from sage_memory.engine.context import EngineContext, required
 from sage_memory.engine.evolution import Evolution
 from sage_memory.engine.lookup import Lookup
-from sage_memory.engine.maintenance import current_state
+from sage_memory.store.base import GraphStore
+
+
+def _existing(store: GraphStore, scope: Scope, entity: str, ids: Sequence[str]) -> set[str]:
+    """Which of ``ids`` (rows of one kind) still exist in ``scope``."""
+    if entity == "memory":
+        return {m.id for m in store.get_memories(scope, ids)}
+    if entity == "node":
+        return {n.id for n in store.get_nodes(scope, ids)}
+    return {e.id for e in store.get_edges(scope, ids)}
 
 
 class WritePath:
@@ -475,11 +484,19 @@ class WritePath:
         batches = {c.batch_id for m in memories for _, c in store.journal(entity_id=m.id)}
         stale: set[str] = set()
         for batch in batches:
+            # One lookup per partition and kind, not one per row: a bulk import's batch holds
+            # thousands of rows, and each delete of one of its memories reads them all.
+            wanted: dict[tuple[str, str], tuple[Scope, set[str]]] = {}
             for _, change in store.journal(batch_id=batch):
-                if change.entity_id not in stale and not current_state(store, [change]).get(
+                data = change.after if change.after is not None else change.before
+                if data is None:
+                    continue
+                scope = Scope(**data["scope"]).partition
+                wanted.setdefault((scope.key, change.entity), (scope, set()))[1].add(
                     change.entity_id
-                ):
-                    stale.add(change.entity_id)
+                )
+            for (_, entity), (scope, ids) in wanted.items():
+                stale |= ids - _existing(store, scope, entity, sorted(ids))
         return stale
 
     # -- direct graph edits (logic in engine/graph_edit.py) --------------------------------

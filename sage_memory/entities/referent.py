@@ -66,6 +66,14 @@ def ambiguous_name(name: str) -> bool:
     return "NOUN" in getAllLemmas(words[0])
 
 
+def ambiguous_pair(mention: str, node_name: str) -> bool:
+    """Whether a mention and the node its name matched may be two senses of one word: either
+    spelling is ambiguous (:func:`ambiguous_name`). "A python is a constrictor" matches the node
+    "Python" (the language) through its lower-case spelling, which alone looks like a plain
+    noun."""
+    return ambiguous_name(mention) or ambiguous_name(node_name)
+
+
 @dataclass(frozen=True, slots=True)
 class ReferentCheck:
     """The verdict on merging a mention into a node of the same name.
@@ -125,6 +133,7 @@ __all__ = [
     "THIN_SUPPORT",
     "ReferentCheck",
     "ambiguous_name",
+    "ambiguous_pair",
     "qualifiers_in",
     "referent_check",
 ]

@@ -1,26 +1,27 @@
 """Duplicate nodes (merge) and over-broad nodes (split). Pure functions; the runner fetches.
 
-Merge evidence, each reported with the suggestion:
+Merge confidence is a sum of log-odds (the constants below), turned into a probability:
 
-- names: the same canonical name once aliases apply (``pd.read_csv`` = ``pandas.read_csv``,
-  via :mod:`sage_memory.entities.names`), else the fuzzy similarity of the names
-  (:func:`sage_memory.entities.resolution.name_similarity`);
-- embeddings: cosine similarity of the name vectors;
-- neighbours: the Jaccard overlap of the two nodes' neighbours, counted fully from two shared
-  neighbours on ("deep learning" and "deep neural networks" sit among the same things).
+- for: the same canonical name once aliases apply (``pd.read_csv`` = ``pandas.read_csv``, via
+  :mod:`sage_memory.entities.names`; decisive), near-identical names (word order, a typo:
+  similarity at ``ExtractConfig.fuzzy_threshold``), one name abbreviating the other (initials
+  "NYC", a numeronym "k8s"), else the fuzzy similarity of the names
+  (:func:`sage_memory.entities.resolution.name_similarity`) and of their embeddings; and each
+  shared neighbour (the same co-mentioned thing);
+- against: a prior (most candidate pairs are kin, not twins), each single-valued relation the
+  two hold with different values (Sam LIVES_IN Porto, Samir LIVES_IN Leeds), and both being
+  extracted from one memory as two nodes (the text spoke of two things).
 
-Two nodes joined by a typed edge (IS_A, PART_OF, USES...) are two things and never candidates;
-nor are two that entity resolution kept apart at write time (one name, no agreeing evidence,
-see :mod:`sage_memory.entities.referent`) until they share a neighbour.
-Neither are siblings: names one distinctive word apart (``PosixPath`` / ``WindowsPath``, see
-:mod:`sage_memory.entities.siblings`), or unlike names with the same typed tie to one node
-(Paris and Marseille, both LOCATED_IN France).
-A name match is decisive (0.99) and near-identical names (word order, a typo: similarity at
-``ExtractConfig.fuzzy_threshold``) score about 0.95; otherwise the score is ``0.4 name + 0.3
-embedding + 0.3 neighbours``, capped at 0.5 without a shared neighbour (the name and its
-embedding are two views of one string), so only corroborated pairs reach a suggestion. Names
-that differ in a number ("Python 3.11", "Python 3.12") are never candidates, and labels must be
-compatible.
+Names and their embeddings are two views of one string: without a shared neighbour (or an
+alias or near-identical name) the confidence stays at ``NAMES_ALONE``, below the display
+threshold (``EvolveConfig.merge_suggest_confidence``). Some evidence rules a pair out whatever
+else agrees: incompatible labels, different numbers ("Python 3.11" / "Python 3.12"), a typed
+edge between them (IS_A, PART_OF, USES...), different qualifiers ("Springfield, Illinois" /
+"Springfield, MA"), sibling names one distinctive word apart (``PosixPath`` / ``WindowsPath``,
+see :mod:`sage_memory.entities.siblings`), unlike names with the same typed tie to one node
+(Paris and Marseille, both LOCATED_IN France), and two nodes entity resolution kept apart at
+write time (see :mod:`sage_memory.entities.referent`) until they share a neighbour.
+bench/merges.py reports precision and recall of the shown suggestions at each threshold.
 
 A merge keeps the better-attested node, gives it the other's name and aliases as aliases and
 re-points every edge of the other to it; an edge between the two disappears (it would be a
@@ -35,6 +36,7 @@ vetoes the split.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -44,6 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import match_key
 from sage_memory.entities.resolution import cosine, labels_compatible, name_similarity
 from sage_memory.entities.siblings import are_siblings, edit_distance, name_tokens
@@ -52,12 +55,35 @@ from sage_memory.store.base import name_key
 from sage_memory.types import Edge, Node, new_id
 
 SUMMARY_LABEL = "Summary"
+#: The default single-valued relations (``ExtractConfig.single_valued``).
+SINGLE_VALUED = ExtractConfig().single_valued
 _NUMBER = re.compile(r"\d+")
 #: Relations that say two nodes are alike or linked without saying they differ; any other
 #: current edge between two nodes (IS_A, PART_OF, USES...) says they are two things.
 LOOSE = frozenset({"RELATED_TO", "POSSIBLY_RELATED_TO", "ASSOCIATED_WITH", "MENTIONS"})
 #: The highest score names alone reach, below the default suggestion threshold.
 NAMES_ALONE = 0.5
+#: Log-odds of the merge evidence (see :func:`merge_score`). A candidate pair is more often two
+#: things than one (the candidates are the nearest names, most of them siblings or kin).
+PRIOR = -1.5
+#: The same canonical name once aliases apply (pd.read_csv / pandas.read_csv): decisive.
+ALIAS = 6.0
+#: Names at the fuzzy threshold: the same words reordered, a typo.
+NEAR_IDENTICAL = 3.8
+#: One name abbreviates the other (initials, numeronym, prefix): strong, not decisive.
+ABBREVIATION = 2.5
+#: Other names: log-odds per unit of fuzzy similarity around a neutral point.
+NAME_SLOPE, NAME_NEUTRAL = 4.0, 0.6
+#: Name embeddings: log-odds per unit of cosine around a neutral point (MiniLM cosines of
+#: unrelated short names sit near 0.2-0.4, of one thing's two names near 0.6-0.9).
+EMBEDDING_SLOPE, EMBEDDING_NEUTRAL = 3.0, 0.5
+#: Each shared neighbour (the same co-mentioned thing), up to a cap.
+SHARED_NEIGHBOUR = 1.0
+NEIGHBOURS_CAP = 3.0
+#: Each single-valued relation with different values on the two sides (at most two count).
+CONTRADICTION = 2.0
+#: Both extracted from one memory as two nodes: the text spoke of two things.
+CO_MENTIONED = 1.5
 #: Nodes with at least this many current edges are examined for a split.
 SPLIT_MIN_DEGREE = 8
 
@@ -80,6 +106,7 @@ def merge_score(
     fuzzy: float = 0.92,
     typed_a: Iterable[tuple[str, bool, str]] = (),
     typed_b: Iterable[tuple[str, bool, str]] = (),
+    single_valued: Iterable[str] = SINGLE_VALUED,
 ) -> tuple[float, dict[str, Any]] | None:
     """How likely ``a`` and ``b`` are one thing, with the evidence; None if they cannot be.
 
@@ -98,19 +125,96 @@ def merge_score(
         typed_a: ``(relation, outgoing, other id)`` of ``a``'s typed current edges.
         typed_b: Same for ``b``. Two nodes with the same typed tie to one node (both IS_A
             "city", both LOCATED_IN France) and unlike names are siblings under a parent.
+        single_valued: Relations with one value at a time (``ExtractConfig.single_valued``):
+            two nodes that hold different values of one are two things.
+    """
+    ruled_out = _ruled_out(a, b, aliases, linked_by, fuzzy, typed_a, typed_b)
+    if ruled_out is None:
+        return None
+    alias, name = ruled_out
+    embedding = 0.0
+    if vector_a is not None and vector_b is not None:
+        embedding = max(0.0, cosine(vector_a, vector_b))
+    na, nb = set(neighbours_a) - {b.id}, set(neighbours_b) - {a.id}
+    shared, union = na & nb, na | nb
+    if not shared and _kept_apart(a, b):
+        return None  # kept apart at write time for want of agreeing evidence; still none
+    overlap = len(shared) / len(union) if union else 0.0
+    neighbour_weight = min(NEIGHBOURS_CAP, SHARED_NEIGHBOUR * len(shared))
+    abbreviation = not alias and name < fuzzy and _abbreviates(a, b)
+    contradictions = _contradictions(typed_a, typed_b, frozenset(single_valued))
+    co_mentioned = bool(set(a.memory_ids) & set(b.memory_ids))
+    # Log-odds: a prior (most candidate pairs are two things), evidence for and against.
+    if alias:
+        names_say = ALIAS
+    elif name >= fuzzy:  # the same words in another order, a typo
+        names_say = NEAR_IDENTICAL
+    elif abbreviation:
+        names_say = ABBREVIATION
+    else:
+        names_say = NAME_SLOPE * (name - NAME_NEUTRAL)
+    embedding_says = float(np.clip(EMBEDDING_SLOPE * (embedding - EMBEDDING_NEUTRAL), -1.0, 1.5))
+    if alias or name >= fuzzy:
+        embedding_says = max(0.0, embedding_says)  # the names already said it
+    against = CONTRADICTION * min(2, contradictions) + (CO_MENTIONED if co_mentioned else 0.0)
+    logit = PRIOR + names_say + embedding_says + neighbour_weight - against
+    if not shared and not alias and name < fuzzy:
+        # Name and name-embedding are two views of one string: without a shared neighbour
+        # they do not make a suggestion ("machine learning" vs "machine learning model").
+        logit = min(logit, _logit(NAMES_ALONE))
+    score = 1.0 / (1.0 + math.exp(-logit))
+    evidence: dict[str, Any] = {
+        "alias_match": alias,
+        "abbreviation": abbreviation,
+        "name_similarity": round(name, 3),
+        "embedding_similarity": round(embedding, 3),
+        "neighbour_overlap": round(overlap, 3),
+        "shared_neighbours": sorted(shared)[:10],
+        "contradicting_facts": contradictions,
+        "co_mentioned": co_mentioned,
+        "labels": [a.label, b.label],
+        "names": [a.name, b.name],
+    }
+    return round(score, 4), evidence
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
+
+
+def _ruled_out(
+    a: Node,
+    b: Node,
+    aliases: Mapping[str, str],
+    linked_by: Iterable[str],
+    fuzzy: float,
+    typed_a: Iterable[tuple[str, bool, str]],
+    typed_b: Iterable[tuple[str, bool, str]],
+) -> tuple[bool, float] | None:
+    """None when the pair cannot be one thing, else (alias match, name similarity).
+
+    Evidence that decides alone: a summary node; incompatible labels; different numbers
+    ("Python 3.11" / "Python 3.12"); a typed edge between them; different qualifiers
+    ("Springfield, Illinois" / "Springfield, MA"); sibling names one distinctive word apart
+    (``PosixPath`` / ``WindowsPath``); unlike names with the same typed tie to one node
+    (Paris and Marseille, both LOCATED_IN France).
     """
     if a.id == b.id or SUMMARY_LABEL in (a.label, b.label):
         return None
     if not labels_compatible(a.label, b.label):
         return None
-    if _NUMBER.findall(a.name) != _NUMBER.findall(b.name):
-        return None
     if any(r not in LOOSE for r in linked_by):
+        return None
+    qa, qb = _qualifiers(a), _qualifiers(b)
+    if qa and qb and not qa & qb:
         return None
     ca, cb = canonical_names(a, aliases), canonical_names(b, aliases)
     if not ca or not cb:
         return None
     alias = bool(ca & cb)
+    numbers_differ = _NUMBER.findall(a.name) != _NUMBER.findall(b.name)
+    if numbers_differ and not alias and not _abbreviates(a, b):
+        return None  # "Python 3.11" / "Python 3.12"; but "k8s" is "kubernetes"
     if not alias and are_siblings((a.name, *a.aliases), (b.name, *b.aliases)):
         return None  # PosixPath / WindowsPath: one distinctive word apart, two things
     name = 1.0 if alias else max(name_similarity(x, y) for x in ca for y in cb)
@@ -121,35 +225,57 @@ def merge_score(
         # Co-listed under one parent (Paris and Marseille, both IN France). Names that share
         # a word (collections.OrderedDict / OrderedDict) may be a qualified and a bare form.
         return None
-    embedding = 0.0
-    if vector_a is not None and vector_b is not None:
-        embedding = max(0.0, cosine(vector_a, vector_b))
-    na, nb = set(neighbours_a) - {b.id}, set(neighbours_b) - {a.id}
-    shared, union = na & nb, na | nb
-    if not shared and _kept_apart(a, b):
-        return None  # kept apart at write time for want of agreeing evidence; still none
-    overlap = len(shared) / len(union) if union else 0.0
-    support = min(1.0, len(shared) / 2)
-    if alias:
-        score = 0.99
-    elif name >= fuzzy:  # the same words in another order, a typo
-        score = min(0.96, 0.6 + 0.35 * name + 0.05 * overlap)
-    else:
-        score = 0.4 * name + 0.3 * embedding + 0.3 * overlap * support
-        if not shared:
-            # Name and name-embedding are two views of one string: without a shared
-            # neighbour they do not make a suggestion ("machine learning" vs "... model").
-            score = min(score, NAMES_ALONE)
-    evidence: dict[str, Any] = {
-        "alias_match": alias,
-        "name_similarity": round(name, 3),
-        "embedding_similarity": round(embedding, 3),
-        "neighbour_overlap": round(overlap, 3),
-        "shared_neighbours": sorted(shared)[:10],
-        "labels": [a.label, b.label],
-        "names": [a.name, b.name],
-    }
-    return round(score, 4), evidence
+    return alias, name
+
+
+def _qualifiers(node: Node) -> set[str]:
+    """The qualifiers seen after the node's name ("Springfield, Illinois"), recorded at write
+    time (see :func:`sage_memory.entities.referent.qualifiers_in`)."""
+    found = node.attributes.get("qualifiers", ())
+    return {q for q in found if isinstance(q, str)} if isinstance(found, list | tuple) else set()
+
+
+def _contradictions(
+    typed_a: Iterable[tuple[str, bool, str]],
+    typed_b: Iterable[tuple[str, bool, str]],
+    single: frozenset[str],
+) -> int:
+    """Single-valued relations both nodes hold with different values and no common one (Sam
+    LIVES_IN Porto, Samir LIVES_IN Leeds)."""
+    values_a: dict[str, set[str]] = {}
+    values_b: dict[str, set[str]] = {}
+    for typed, values in ((typed_a, values_a), (typed_b, values_b)):
+        for rel, outgoing, other in typed:
+            if outgoing and rel in single:
+                values.setdefault(rel, set()).add(other)
+    return sum(1 for rel, va in values_a.items() if rel in values_b and not va & values_b[rel])
+
+
+def _abbreviates(a: Node, b: Node) -> bool:
+    """Whether one name is a short form of the other: the initials of its words ("NYC" /
+    "New York City") or a numeronym ("k8s" / "kubernetes": first letter, the count of letters
+    left out, last letter). A bare prefix is not one: "Java" is not "JavaScript"."""
+    for x in (a.name, *a.aliases):
+        for y in (b.name, *b.aliases):
+            if is_short_form(x, y) or is_short_form(y, x):
+                return True
+    return False
+
+
+def is_short_form(short: str, long: str) -> bool:
+    """Whether ``short`` abbreviates ``long`` (see :func:`_abbreviates`)."""
+    s = short.casefold().replace(".", "").strip()
+    words = name_tokens(long)
+    if not s or " " in s or not words or len(s) >= len("".join(words)):
+        return False
+    if len(words) >= 2 and s == "".join(w[0] for w in words):
+        return True
+    numeronym = re.fullmatch(r"([a-z])(\d+)([a-z])", s)
+    if numeronym is None or len(words) != 1:
+        return False
+    first, count, last = numeronym.groups()
+    word = words[0]
+    return word[0] == first and word[-1] == last and len(word) - 2 == int(count)
 
 
 def _kept_apart(a: Node, b: Node) -> bool:
@@ -172,18 +298,21 @@ def choose_keep(
     aliases: Mapping[str, str] | None = None,
     tokens: Callable[[str], int] | None = None,
 ) -> tuple[Node, Node]:
-    """(kept, merged away): the better-attested node stays (more memories, more edges), then
-    the one whose name is already canonical (``pandas.read_csv`` over ``pd.read_csv``), then
-    the better-spelt or fuller name (see :func:`_name_quality`), then the older."""
+    """(kept, merged away). Of two spellings of one word, the common one stays whatever the
+    counts (a misspelling repeated twice is still a misspelling: see :func:`_spelling`);
+    otherwise the better-attested node (more memories, more edges), then the one whose name
+    is already canonical (``pandas.read_csv`` over ``pd.read_csv``), then the fuller name
+    over a short form, then the older."""
     table = aliases or {}
 
-    def rank(n: Node, other: Node) -> tuple[int, int, int, int, datetime, str]:
+    def rank(n: Node, other: Node) -> tuple[int, int, int, int, int, datetime, str]:
         canonical = match_key(n.name, table, builtin=False) == " ".join(n.name.casefold().split())
         return (
+            _spelling(n.name, other.name, tokens),
             -len(n.memory_ids),
             -degree.get(n.id, 0),
             0 if canonical else 1,
-            _name_quality(n.name, other.name, tokens),
+            _short_form(n.name, other.name),
             n.created_at,
             n.id,
         )
@@ -195,20 +324,24 @@ def choose_keep(
 _SHORT_FORM = 4
 
 
-def _name_quality(name: str, other: str, tokens: Callable[[str], int] | None) -> int:
+def _spelling(name: str, other: str, tokens: Callable[[str], int] | None) -> int:
     """Lower is better. Two spellings of one word (a few edits apart): the one the embedder's
-    vocabulary splits into fewer pieces, i.e. the common spelling ("elasticsearch" is two
-    word pieces, the misspelt "elasticsaerch" four). A short form (one word of at most
-    ``_SHORT_FORM`` characters) gives way to the other name (``kubernetes`` over ``k8s``,
-    ``new york city`` over ``nyc``). Otherwise no preference (the older node stays)."""
+    vocabulary splits into fewer pieces, i.e. the common spelling ("elasticsearch" is two word
+    pieces, the misspelt "elasticsaerch" four; "colour" and "color" tie). Otherwise 0."""
     x, y = name.casefold(), other.casefold()
     if tokens is not None and edit_distance(x, y) <= 2 < min(len(x), len(y)):
         return tokens(name)
+    return 0
+
+
+def _short_form(name: str, other: str) -> int:
+    """1 when ``name`` is a short form (one word of at most ``_SHORT_FORM`` characters) and
+    ``other`` is not (``kubernetes`` over ``k8s``, ``new york city`` over ``nyc``)."""
 
     def short(n: str) -> bool:
         return " " not in n and len(n) <= _SHORT_FORM
 
-    return 1 if short(x) and not short(y) else 0
+    return 1 if short(name.casefold()) and not short(other.casefold()) else 0
 
 
 def _signature(e: Edge, node_id: str) -> tuple[str, bool, str, bool]:

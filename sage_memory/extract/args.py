@@ -103,6 +103,7 @@ class ArgReader:
         self.discourse = lex.words("discourse")
         self.quantifiers = lex.words("quantifiers")
         self.hedges = lex.words("hedges")
+        self.label_nouns = lex.words("label_nouns")
 
     # --- spans -----------------------------------------------------------------------
 
@@ -235,10 +236,27 @@ class ArgReader:
                 subject = self._coordinated_nps(toks, self._trim_start(toks, s, verbs[0]), verbs[0])
                 if subject:
                     return subject
+        span = self._subject_span(toks, s, e)
+        if span is None:
+            return []
+        s, e = span
+        if e - s == 1 and toks[s].pos in (PRON, POSS):
+            return [self._pronoun(toks, s)]
+        # a possessor only: "Ana's" before "favourite"
+        if toks[e - 1].pos == POSS and e - s >= 2:
+            return [self._np(toks, s, e - 1)]
+        task = self._doer_task(toks, s, e)
+        if task is not None:
+            return [task]
+        return self._verbal_subject(toks, s, e, clause_ok=clause_ok)
+
+    def _subject_span(self, toks: list[Token], s: int, e: int) -> tuple[int, int] | None:
+        """The subject span less edges, a closing time phrase, a fronted phrase and the doer
+        after a purpose phrase (None when nothing is left)."""
         e = self._trim_end(toks, s, e)
         s = self._trim_start(toks, s, e)
         if s >= e:
-            return []
+            return None
         # drop a time phrase that ends the span ("the release last week")
         for k in range(s + 1, e):
             if self.is_time(toks, k) >= e - k:
@@ -246,7 +264,7 @@ class ArgReader:
                 break
         e = self._trim_end(toks, s, e)
         if s >= e:
-            return []
+            return None
         # "For the garden we ...", "For now Bob ...": a fronted phrase
         if toks[s].pos == PREP and toks[s].lower not in ("of",):
             for k in range(s + 1, e):
@@ -263,25 +281,25 @@ class ArgReader:
             and toks[e - 1].lower in ("you", "we", "i", "they")
         ) and (toks[s].pos == PART or toks[s].pos == VERB):
             e -= 1
-        if e - s == 1 and toks[s].pos == PRON:
-            return [self._pronoun(toks, s)]
-        if e - s == 1 and toks[s].pos == POSS:
-            return [self._pronoun(toks, s)]
-        # a possessor only: "Ana's" before "favourite"
-        if toks[e - 1].pos == POSS and e - s >= 2:
-            return [self._np(toks, s, e - 1)]
-        # "we should write tests", "I'll tackle the invoices": a pronoun doer and its modals
-        # are not part of the task
-        k = s
-        if toks[k].pos == PRON and toks[k].lower not in ("it", "this", "that"):
+        return s, e
+
+    def _doer_task(self, toks: list[Token], s: int, e: int) -> Arg | None:
+        """ "we should write tests", "I'll tackle the invoices": a pronoun doer and its modals
+        are not part of the task."""
+        if toks[s].pos != PRON or toks[s].lower in ("it", "this", "that"):
+            return None
+        k = s + 1
+        while k < e and (
+            toks[k].pos in (MODAL, AUX, ADV, NEG, PART)
+            or toks[k].lower in ("need", "want", "have", "got", "going")
+        ):
             k += 1
-            while k < e and (
-                toks[k].pos in (MODAL, AUX, ADV, NEG, PART)
-                or toks[k].lower in ("need", "want", "have", "got", "going")
-            ):
-                k += 1
-            if k < e and toks[k].pos == VERB and k > s + 1:
-                return [self._task(toks, k, e)]
+        if k < e and toks[k].pos == VERB and k > s + 1:
+            return self._task(toks, k, e)
+        return None
+
+    def _verbal_subject(self, toks: list[Token], s: int, e: int, *, clause_ok: bool) -> list[Arg]:
+        """A subject span with verbs in it: a task, a clause or the noun phrase it names."""
         verbs = [k for k in range(s, e) if toks[k].pos == VERB]
         finite = [
             k
@@ -408,16 +426,36 @@ class ArgReader:
     def _one_after(
         self, toks: list[Token], k: int, e: int, *, clause_ok: bool, task_ok: bool
     ) -> Arg | None:
-        if k >= e:
+        if k >= e or self.is_time(toks, k):
             return None
+        verbal = self._verbal_after(toks, k, e, clause_ok=clause_ok, task_ok=task_ok)
+        if verbal is not None:
+            return verbal
+        end = self._np_end(toks, k, e)
+        if end <= k:
+            return None
+        named = self._named(toks, k, end, e)
+        if named is not None:
+            return named
+        if clause_ok:
+            clause = self._clause_after_noun(toks, k, end, e)
+            if clause is not None:
+                return clause
+        return self._np(toks, k, end)
+
+    def _verbal_after(
+        self, toks: list[Token], k: int, e: int, *, clause_ok: bool, task_ok: bool
+    ) -> Arg | None:
+        """A task ("to call the bank", "we need to call ...") or a pronoun (with its clause)
+        at ``k``; None when the argument there is a noun phrase."""
         t = toks[k]
-        if self.is_time(toks, k):
-            return None
         if t.pos == PART and k + 1 < e and toks[k + 1].pos == VERB and task_ok:
             return self._task(toks, k + 1, self._vp_end(toks, k + 1, e))
         if t.pos == VERB and task_ok:
             return self._task(toks, k, self._vp_end(toks, k, e))
-        if t.pos == PRON and t.lower not in ("that", "it", "this"):
+        if t.pos != PRON or t.lower == "that":
+            return None
+        if t.lower not in ("it", "this"):
             j = k + 1
             while (j < e and toks[j].pos in (MODAL, AUX, ADV, NEG, PART)) or (
                 j < e
@@ -428,20 +466,16 @@ class ArgReader:
                 j += 1
             if j < e and j > k + 1 and toks[j].pos == VERB and task_ok:
                 return self._task(toks, j, self._vp_end(toks, j, e))
-        if t.pos == PRON and t.lower not in ("that",):
-            arg = self._pronoun(toks, k)
-            if clause_ok:
-                end = self._clause_end(toks, k + 1, e)
-                if end > k + 1 and toks[k + 1].pos in (VERB, AUX, MODAL):
-                    return self._clause(toks, k, end, drop_subject=True)
-            return arg
-        end = self._np_end(toks, k, e)
-        if end <= k:
-            return None
-        named = self._named(toks, k, end, e)
-        if named is not None:
-            return named
-        if clause_ok and end + 1 < e and self._reduced_predicate(toks, end, e):
+        arg = self._pronoun(toks, k)
+        if clause_ok:
+            end = self._clause_end(toks, k + 1, e)
+            if end > k + 1 and toks[k + 1].pos in (VERB, AUX, MODAL):
+                return self._clause(toks, k, end, drop_subject=True)
+        return arg
+
+    def _clause_after_noun(self, toks: list[Token], k: int, end: int, e: int) -> Arg | None:
+        """A noun phrase ``[k, end)`` with its own predicate after it, read as one clause."""
+        if end + 1 < e and self._reduced_predicate(toks, end, e):
             # "migrations not run", "models out of sync with the database": a noun and a
             # verbless predicate name one state
             cend = self._clause_end(toks, end, e)
@@ -449,7 +483,7 @@ class ArgReader:
                 (m for m in range(end, cend) if toks[m].lower in ("or", "and", "nor")), cend
             )
             return self._clause(toks, k, stop)
-        if clause_ok and end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
+        if end < e and toks[end].pos in (AUX, VERB, MODAL, NEG):
             cend = self._clause_end(toks, end, e)
             rest = toks[end + 1 : cend]
             if (
@@ -462,7 +496,7 @@ class ArgReader:
                 return self._np(toks, k, end)  # "once the migration is done": the migration
             if cend > end:
                 return self._clause(toks, k, cend)
-        return self._np(toks, k, end)
+        return None
 
     def _named(self, toks: list[Token], k: int, end: int, e: int) -> Arg | None:
         """ "a folk trio called Blue Owls": the name, with the describing noun as its head."""
@@ -484,7 +518,8 @@ class ArgReader:
     def reduce_clause(self, toks: list[Token], arg: Arg, *, keep_task: bool | str) -> Arg:
         """A clause argument cut to what it is about: "until the visa comes through" ->
         the visa; with ``keep_task``, "until Jonas signs the lease" -> sign the lease
-        (a person's action is a task)."""
+        (a person's action is a task); with ``keep_task="object"`` any doer's act on a direct
+        object is the task ("until the bank approves the loan" -> approve the loan)."""
         if arg.kind != CLAUSE:
             return arg
         s, e = arg.start, arg.end
@@ -514,10 +549,17 @@ class ArgReader:
             vend = self._vp_end(toks, j, e)
             # an object or a prepositional phrase, not a bare particle ("cools down")
             complement = any(t.pos in NOMINAL | {PRON} for t in toks[j + 1 : vend])
+            # "until the doctor removes the cast": what must happen is the act on its object
+            direct = (
+                j + 1 < vend
+                and toks[j + 1].lower not in _PARTICLES
+                and (toks[j + 1].pos in NOMINAL or toks[j + 1].pos in (DET, POSS))
+            )
             if (
                 subject is None
                 or (keep_task == "complement" and complement)
                 or (keep_task and person and complement)
+                or (keep_task == "object" and direct)
             ):
                 task = self._task(toks, j, max(vend, j + 1))
                 # "you do not have to defrost it before ...": the order is denied; "stuck
@@ -548,8 +590,8 @@ class ArgReader:
         last_nominal = -1
         while j < e:
             t = toks[j]
-            if self.is_time(toks, j) and last_nominal >= 0:
-                break
+            if self.is_time(toks, j) and (last_nominal >= 0 or toks[j - 1].pos == ADJ):
+                break  # "the release last week", "her piano last month"
             if t.pos in NOMINAL or t.pos == ADJ or (t.pos == POSS and t.lower == "'s"):
                 if t.pos in NOMINAL:
                     last_nominal = j
@@ -631,7 +673,9 @@ class ArgReader:
             ):
                 j += 2
             return j
-        else:
+        elif not self.is_time(toks, j) or toks[j].lower in ("every", "each"):
+            # "bouldering these days": the time is no object; "walk every day": a routine's
+            # frequency is part of the task
             j2 = self._np_end(toks, j, e)
             j = max(j, j2)
         if j < e and toks[j].pos == ADJ and j + 1 >= e:
@@ -673,57 +717,14 @@ class ArgReader:
 
     def _np(self, toks: list[Token], s: int, e: int) -> Arg:
         """A noun phrase's name: no article, possessive, leading quantity; singular kind."""
-        possessor = ""
-        k = s
-        for j in range(s, e):  # "Python's FastAPI" -> FastAPI, possessor Python
-            if toks[j].pos == POSS and toks[j].lower == "'s" and j + 1 < e:
-                possessor = " ".join(t.text for t in toks[s:j])
-                k = j + 1
-        while k < e and (
-            toks[k].pos in (DET, POSS, PUNCT)
-            or toks[k].lower in self.quantifiers
-            or toks[k].lower in self.hedges
-        ):
-            k += 1
-        if k < e and toks[k].lower == "of" and k > s:
-            k += 1
-        while k < e and toks[k].pos in (DET, POSS):
-            k += 1
-        if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
-            k += 1  # "their own room"
-        # a leading cardinal ("two photos") is a quantity, not part of the name
-        if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
-            k + 1 < e
-            and toks[k].pos == NUM
-            and toks[k].lower.isdigit()
-            and len(toks[k].lower) < 4
-            and toks[k + 1].pos in (NOUN, ADJ)
-            and toks[k + 1].inflected == "s"
-        ):
-            k += 1
+        k, possessor = self._np_start(toks, s, e)
         while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
             e -= 1
         if (
             e - k >= 2
             and toks[k].pos in (NOUN, PROPN)
             and toks[k + 1].pos == CODE
-            and (
-                toks[k].lower
-                in (
-                    "user",
-                    "customer",
-                    "client",
-                    "task",
-                    "project",
-                    "step",
-                    "file",
-                    "function",
-                    "command",
-                    "member",
-                    "buyer",
-                    "patient",
-                )
-            )
+            and toks[k].lower in self.label_nouns
         ):
             k += 1  # "user U123" -> U123, "task 'write tests'" -> write tests
         span = toks[k:e][:_MAX_NAME_TOKENS]
@@ -761,6 +762,39 @@ class ArgReader:
             head=head.lemma if head.pos != CODE else head.lower,
             words=tuple(words),
         )
+
+    def _np_start(self, toks: list[Token], s: int, e: int) -> tuple[int, str]:
+        """Where a noun phrase's name starts (past articles, possessors, quantities) and the
+        possessor it names ("Python's FastAPI" -> FastAPI, possessor Python)."""
+        possessor = ""
+        k = s
+        for j in range(s, e):
+            if toks[j].pos == POSS and toks[j].lower == "'s" and j + 1 < e:
+                possessor = " ".join(t.text for t in toks[s:j])
+                k = j + 1
+        while k < e and (
+            toks[k].pos in (DET, POSS, PUNCT)
+            or toks[k].lower in self.quantifiers
+            or toks[k].lower in self.hedges
+        ):
+            k += 1
+        if k < e and toks[k].lower == "of" and k > s:
+            k += 1
+        while k < e and toks[k].pos in (DET, POSS):
+            k += 1
+        if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
+            k += 1  # "their own room"
+        # a leading cardinal ("two photos") is a quantity, not part of the name
+        if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
+            k + 1 < e
+            and toks[k].pos == NUM
+            and toks[k].lower.isdigit()
+            and len(toks[k].lower) < 4
+            and toks[k + 1].pos in (NOUN, ADJ)
+            and toks[k + 1].inflected == "s"
+        ):
+            k += 1
+        return k, possessor
 
     def _task(self, toks: list[Token], s: int, e: int) -> Arg:
         """A task's name: its verb phrase with the first verb in the base form."""

@@ -108,6 +108,31 @@ def singular(noun: str) -> str:
     return low
 
 
+@lru_cache(maxsize=5_000)
+def is_superlative(word: str) -> bool:
+    """Whether an adjective is a superlative form ("largest", "best"): its lemma differs."""
+    low = word.lower()
+    if not low.endswith("est") or len(low) < 5:
+        return low in {"best", "worst"}
+    lemmas = _candidates(low).get("ADJ", ())
+    return bool(lemmas) and lemmas[0] != low
+
+
+@lru_cache(maxsize=5_000)
+def third_person(verb: str) -> str:
+    """The third-person singular of a verb's base form ("work" -> "works")."""
+    from lemminflect import getInflection
+
+    forms = getInflection(verb.lower(), tag="VBZ")
+    return forms[0] if forms else verb
+
+
+@lru_cache(maxsize=5_000)
+def verb_known(word: str) -> bool:
+    """Whether lemminflect knows ``word`` as a verb lemma ("teach", "manage")."""
+    return word.lower() in _candidates(word.lower()).get("VERB", ())
+
+
 def _inflection(low: str) -> str:
     if low.endswith("ing") and len(low) > 4:
         return "ing"
@@ -252,8 +277,18 @@ _NUMBER_WORDS = frozenset(
 
 
 def _tag(tokens: list[Token], lex: Lexicon) -> None:
-    """Assign POS and lemma: closed classes first, then open-class words in context."""
-    relation_verbs = lex.verbs
+    """Assign POS and lemma: closed classes first, then open-class words in context, then
+    the repairs that need the whole sentence tagged (each pass a function, in order)."""
+    _tag_closed(tokens, lex)
+    for i, tok in enumerate(tokens):
+        if not tok.pos:
+            _tag_open_word(tokens, i, lex)
+    for repair in _REPAIRS:
+        repair(tokens, lex)
+
+
+def _tag_closed(tokens: list[Token], lex: Lexicon) -> None:
+    """Closed classes (auxiliaries, modals, negation, numbers) and compound prepositions."""
     for tok in tokens:
         if tok.pos == CODE:
             continue
@@ -275,55 +310,71 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
     for i, tok in enumerate(tokens):
         # "due to", "prior to", "thanks to": a compound preposition, not an infinitive
         if tok.lower == "to" and i > 0 and tokens[i - 1].lower in _TO_PREPOSITIONS:
-            tok.pos = PREP
-    for i, tok in enumerate(tokens):
-        if tok.pos:
-            continue
-        prev = tokens[i - 1] if i > 0 else None
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        cands = _candidates(tok.lower)
-        if tok.lower == "longer" and prev is not None and prev.lower == "no":
-            prev.pos = tok.pos = ADV  # "no longer lives": a negating adverb, not "no" + adjective
-            continue
-        if tok.lower in lex.words("adverbs") and not (prev is not None and prev.pos == DET):
+            tok.pos = tokens[i - 1].pos = PREP
+        # "Appendix A", "Plan B": a capital letter after a word is a label, not an article
+        if tok.text == "A" and i > 0 and tokens[i - 1].pos not in (PUNCT, CONJ, SUB):
+            tok.pos, tok.lemma = PROPN, "a"
+        # "sold her piano": "her" before a noun phrase is a possessive, not the object
+        if tok.lower == "her" and i + 1 < len(tokens) and _opens_noun_phrase(tokens[i + 1]):
+            tok.pos = POSS
+
+
+def _opens_noun_phrase(tok: Token) -> bool:
+    """An untagged word that can open a noun phrase (a noun, an adjective, a name)."""
+    if tok.pos:
+        return tok.pos in (NUM, CODE)
+    cands = _candidates(tok.lower)
+    return not cands or tok.capitalized or "NOUN" in cands or "ADJ" in cands
+
+
+def _tag_open_word(tokens: list[Token], i: int, lex: Lexicon) -> None:
+    """Part of speech and lemma of the open-class word at ``i``, from its context."""
+    tok = tokens[i]
+    relation_verbs = lex.verbs
+    prev = tokens[i - 1] if i > 0 else None
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    cands = _candidates(tok.lower)
+    if tok.lower == "longer" and prev is not None and prev.lower == "no":
+        prev.pos = tok.pos = ADV  # "no longer lives": a negating adverb, not "no" + adjective
+        return
+    if tok.lower in lex.words("adverbs") and not (prev is not None and prev.pos == DET):
+        tok.pos = ADV
+        return
+    if (
+        i == 0
+        and tok.text[:1].isupper()
+        and set(cands) == {"NOUN"}
+        and tok.inflected != "s"
+        and nxt is not None
+        and (nxt.pos in (AUX, MODAL, NEG) or (not nxt.pos and "NOUN" not in _candidates(nxt.lower)))
+    ):
+        tok.pos, tok.lemma = PROPN, tok.lower  # "Tom can't ...": a name opens the sentence
+        return
+    if tok.capitalized and (not cands or "PROPN" in cands or not _common(tok, cands, prev)):
+        tok.pos, tok.lemma = PROPN, tok.lower
+        return
+    if not cands:
+        if tok.lower[:1].isdigit():
+            tok.pos = NUM
+        elif tok.inflected == "ing" or (tok.inflected == "ed" and prev and prev.pos == AUX):
+            tok.pos, tok.lemma = VERB, base_form(tok.lower)
+        elif tok.lower.endswith("ly"):
             tok.pos = ADV
-            continue
-        if (
-            i == 0
-            and tok.text[:1].isupper()
-            and set(cands) == {"NOUN"}
-            and tok.inflected != "s"
-            and nxt is not None
-            and (
-                nxt.pos in (AUX, MODAL, NEG)
-                or (not nxt.pos and "NOUN" not in _candidates(nxt.lower))
-            )
-        ):
-            tok.pos, tok.lemma = PROPN, tok.lower  # "Tom can't ...": a name opens the sentence
-            continue
-        if tok.capitalized and (not cands or "PROPN" in cands or not _common(tok, cands, prev)):
-            tok.pos, tok.lemma = PROPN, tok.lower
-            continue
-        if not cands:
-            if tok.lower[:1].isdigit():
-                tok.pos = NUM
-            elif tok.inflected == "ing" or (tok.inflected == "ed" and prev and prev.pos == AUX):
-                tok.pos, tok.lemma = VERB, base_form(tok.lower)
-            elif tok.lower.endswith("ly"):
-                tok.pos = ADV
-            elif i == 0 and tokens[0].text[:1].isupper() and len(tokens) > 1:
-                tok.pos = PROPN
-            else:
-                tok.pos = NOUN
-            continue
-        tok.pos = _choose(
-            tok, tokens[i - 2] if i > 1 else None, cands, prev, nxt, i, relation_verbs
-        )
-        key = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}.get(tok.pos, "")
-        lemmas = cands.get(key) or cands.get("VERB") or cands.get("NOUN") or (tok.lower,)
-        tok.lemma = lemmas[0] if tok.pos != ADJ else tok.lower
-        if tok.pos == NOUN and len(lemmas[0]) > len(tok.lower):
-            tok.lemma = tok.lower
+        elif i == 0 and tokens[0].text[:1].isupper() and len(tokens) > 1:
+            tok.pos = PROPN
+        else:
+            tok.pos = NOUN
+        return
+    tok.pos = _choose(tok, tokens[i - 2] if i > 1 else None, cands, prev, nxt, i, relation_verbs)
+    key = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}.get(tok.pos, "")
+    lemmas = cands.get(key) or cands.get("VERB") or cands.get("NOUN") or (tok.lower,)
+    tok.lemma = lemmas[0] if tok.pos != ADJ else tok.lower
+    if tok.pos == NOUN and len(lemmas[0]) > len(tok.lower):
+        tok.lemma = tok.lower
+
+
+def _repair_names(tokens: list[Token], lex: Lexicon) -> None:
+    """Capitalised opening words that are names, and an opening noun before its verb."""
     # a capitalised common noun opening the sentence right before a verb is a name ("Bob hates")
     second = tokens[1] if len(tokens) > 1 else None
     if (
@@ -369,7 +420,10 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             if t.pos == VERB and t.inflected == "s" and tokens[k - 1].pos in (NOUN, PROPN):
                 first.pos, first.lemma = NOUN, first.lower
                 break
-    # "requires Python and uses pip": a second verb of the same subject after "and"
+
+
+def _repair_second_verbs(tokens: list[Token], lex: Lexicon) -> None:
+    """ "requires Python and uses pip": a second verb of the same subject after "and"."""
     for i in range(2, len(tokens)):
         tok, prev = tokens[i], tokens[i - 1]
         if (
@@ -383,7 +437,10 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if nxt is not None and nxt.pos == VERB and "NOUN" in _candidates(nxt.lower):
                 nxt.pos, nxt.lemma = NOUN, nxt.lower
-    # "Lin and I both like ...": a floating quantifier before the verb
+
+
+def _repair_quantifiers(tokens: list[Token], lex: Lexicon) -> None:
+    """ "Lin and I both like ...": a floating quantifier before the verb."""
     for i in range(1, len(tokens) - 1):
         tok, nxt = tokens[i], tokens[i + 1]
         if (
@@ -395,12 +452,29 @@ def _tag(tokens: list[Token], lex: Lexicon) -> None:
         ):
             tok.pos = ADV
             nxt.pos, nxt.lemma = VERB, base_form(nxt.lower)
-    # "'s" after a noun and before a noun phrase is a possessive, not "is"
+
+
+def _repair_possessive_s(tokens: list[Token], lex: Lexicon) -> None:
+    """ "'s" after a noun and before a noun phrase is a possessive, not "is"."""
     for i, tok in enumerate(tokens):
         if tok.lower == "'s" and i > 0 and tokens[i - 1].pos in (PROPN, NOUN, CODE):
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            after = tokens[i + 2] if i + 2 < len(tokens) else None
             if nxt is not None and nxt.pos in (NOUN, ADJ, PROPN, CODE) and nxt.inflected != "ing":
                 tok.pos, tok.lemma = POSS, "'s"
+            elif (
+                nxt is not None
+                and nxt.inflected == "ing"
+                and after is not None
+                and after.pos == NOUN
+            ):
+                # "her grandmother's sewing machine": a gerund modifier of the possessed noun
+                tok.pos, tok.lemma = POSS, "'s"
+                nxt.pos, nxt.lemma = NOUN, nxt.lower
+
+
+#: The passes after tagging, in order.
+_REPAIRS = (_repair_names, _repair_second_verbs, _repair_quantifiers, _repair_possessive_s)
 
 
 #: Words after which "to" is part of a compound preposition ("due to fog").
@@ -411,10 +485,39 @@ _VERBS_OF = frozenset(
 )
 
 
+#: Adverbial particles of phrasal verbs ("comes back", "sets up"): never a verb themselves.
+_PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away", "through", "in", "on"})
+
+
+def _finite_only(tok: Token) -> bool:
+    """An untagged word that can only be a finite verb ("approves", "signed"): the word
+    before it is its subject ("until finance approves ..."), not an imperative."""
+    if tok.pos:
+        return False
+    cands = _candidates(tok.lower)
+    return set(cands) == {"VERB"} and tok.inflected in ("s", "ed")
+
+
 def _common(tok: Token, cands: dict[str, tuple[str, ...]], prev: Token | None) -> bool:
     """A capitalised word is read as a common word only at a sentence start or after a title
     colon; elsewhere a capital marks a name ("Rust", "Grace")."""
     return prev is None or prev.lower in (":", "-", '"', "(", "•", "*")
+
+
+@dataclass(slots=True)
+class _Context:
+    """What the choice of an ambiguous word's part of speech looks at."""
+
+    tok: Token
+    prev_prev: Token | None
+    cands: dict[str, tuple[str, ...]]
+    prev: Token | None
+    nxt: Token | None
+    i: int
+    relation_verbs: frozenset[str]
+    has: set[str]
+    p: str
+    nxt_nominal: bool
 
 
 def _choose(
@@ -426,36 +529,76 @@ def _choose(
     i: int,
     relation_verbs: frozenset[str],
 ) -> str:
+    """The part of speech of an open-class word lemminflect knows, by its neighbours; each
+    rule family is a function that answers or passes (None) to the next."""
     has = {p for p in cands if p in ("NOUN", "VERB", "ADJ", "ADV")}
     if len(has) == 1:
-        only = next(iter(has))
-        if only == "ADJ" and tok.inflected in ("ing", "ed") and "VERB" not in cands:
-            return ADJ
-        if (
-            only == "VERB"
-            and tok.inflected in ("ing", "ed")
-            and prev is not None
-            and (prev.pos in (DET, POSS, ADJ, NUM))
-        ):
-            return ADJ  # "the staging server", "a misconfigured proxy"
-        if only == "VERB" and prev is not None and prev.pos in (DET, POSS):
-            return NOUN  # "a bake sale": a verb used as a noun modifier
-        if (
-            only == "VERB"
-            and tok.inflected == ""
-            and prev is not None
-            and prev.pos in (NOUN, ADJ)
-            and nxt is not None
-            and nxt.pos in (AUX, MODAL, NEG)
-        ):
-            return NOUN  # "the garage rebuild is ...": the head of the subject
-        return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
+        return _choose_single(tok, prev_prev, cands, prev, nxt, next(iter(has)))
     if not has:
         return NOUN
-    p = prev.pos if prev is not None else ""
-    nxt_nominal = nxt is not None and (
-        nxt.pos in (NOUN, PROPN, CODE) or (not nxt.pos and "NOUN" in _candidates(nxt.lower))
+    c = _Context(
+        tok,
+        prev_prev,
+        cands,
+        prev,
+        nxt,
+        i,
+        relation_verbs,
+        has,
+        prev.pos if prev is not None else "",
+        nxt is not None
+        and (nxt.pos in (NOUN, PROPN, CODE) or (not nxt.pos and "NOUN" in _candidates(nxt.lower))),
     )
+    for rule in (_after_function_word, _after_noun, _after_verb_or_start):
+        found = rule(c)
+        if found is not None:
+            return found
+    if "ADJ" in has and c.nxt_nominal:
+        return ADJ
+    return NOUN if "NOUN" in has else (VERB if "VERB" in has else ADJ)
+
+
+def _choose_single(
+    tok: Token,
+    prev_prev: Token | None,
+    cands: dict[str, tuple[str, ...]],
+    prev: Token | None,
+    nxt: Token | None,
+    only: str,
+) -> str:
+    """A word with one open class, except where its position says a noun or an adjective."""
+    if only == "ADJ" and tok.inflected in ("ing", "ed") and "VERB" not in cands:
+        return ADJ
+    if only != "VERB" or prev is None:
+        return {"NOUN": NOUN, "VERB": VERB, "ADJ": ADJ, "ADV": ADV}[only]
+    if tok.inflected in ("ing", "ed") and prev.pos in (DET, POSS, ADJ, NUM):
+        return ADJ  # "the staging server", "a misconfigured proxy"
+    if prev.pos in (DET, POSS):
+        return NOUN  # "a bake sale": a verb used as a noun modifier
+    if (
+        tok.inflected == ""
+        and prev.pos in (NOUN, ADJ)
+        and nxt is not None
+        and (nxt.pos in (AUX, MODAL, NEG) or _finite_only(nxt))
+    ):
+        return NOUN  # "the garage rebuild is ...": the head of the subject
+    if (
+        tok.inflected == "ing"
+        and prev.pos in (NOUN, PROPN)
+        and prev_prev is not None
+        and prev_prev.pos in (DET, POSS)
+        and nxt is not None
+        and not nxt.pos
+        and "NOUN" in _candidates(nxt.lower)
+        and nxt.inflected != "s"
+    ):
+        return NOUN  # "the Q4 onboarding project": a gerund inside a noun phrase
+    return VERB
+
+
+def _after_function_word(c: _Context) -> str | None:
+    """After a modal, pronoun, number, determiner, adjective, preposition or auxiliary."""
+    tok, has, p, nxt = c.tok, c.has, c.p, c.nxt
     if "VERB" in has and p in (MODAL, PART, NEG, PRON) and tok.inflected != "s":
         return VERB
     if "VERB" in has and p == PRON and tok.inflected in ("s", "ed"):
@@ -464,20 +607,20 @@ def _choose(
         p == NUM
         and "VERB" in has
         and tok.inflected in ("ed", "s")
-        and not nxt_nominal
+        and not c.nxt_nominal
         and nxt is not None
         and nxt.pos in (PREP, DET, ADV, PART)
     ):
         return VERB  # "bumping numpy to 2.0 worked around ...": the verb after a number
     if (
         p in (DET, POSS)
-        and not nxt_nominal
+        and not c.nxt_nominal
         and (nxt is None or nxt.pos in (PUNCT, PREP, AUX))
         and ("NOUN" in has or tok.inflected == "ing")
     ):
         return NOUN  # "stopped the humming.": the head of its noun phrase
-    if p in (DET, POSS, ADJ, NUM, PREP) or (prev is not None and prev.lower == "'s"):
-        if "ADJ" in has and nxt_nominal:
+    if p in (DET, POSS, ADJ, NUM, PREP) or (c.prev is not None and c.prev.lower == "'s"):
+        if "ADJ" in has and c.nxt_nominal:
             return ADJ
         if tok.inflected == "ing" and "VERB" in has and p == PREP:
             return VERB  # "by running", "after lowering"
@@ -488,45 +631,66 @@ def _choose(
         if "ADJ" in has:
             return ADJ
         return VERB if "VERB" in has else NOUN
-    if p in (NOUN, PROPN, CODE):
-        two_back = prev_prev.pos if prev_prev is not None else ""
-        if (
-            "NOUN" in has
-            and nxt is not None
-            and nxt.lower == "of"
-            and two_back in (DET, POSS)
-            and base_form(tok.lower) not in _VERBS_OF
-        ):
-            return NOUN  # "the Meta options of ...": a compound noun's head before "of"
-        at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
-        before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
-        if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
-            return NOUN  # "the tax return.", "write product pages", "to team lead"
-        if "NOUN" in has and tok.inflected == "" and two_back in (DET, POSS):
-            return NOUN  # "a part-time job at", "the cron job runs": inside a noun phrase
-        if "VERB" in has and (
+    return None
+
+
+def _after_noun(c: _Context) -> str | None:
+    """After a noun, a name or code: the head of a compound, or the verb of the subject."""
+    if c.p not in (NOUN, PROPN, CODE):
+        return None
+    tok, has, nxt = c.tok, c.has, c.nxt
+    two_back = c.prev_prev.pos if c.prev_prev is not None else ""
+    if (
+        "NOUN" in has
+        and nxt is not None
+        and nxt.lower == "of"
+        and two_back in (DET, POSS)
+        and base_form(tok.lower) not in _VERBS_OF
+    ):
+        return NOUN  # "the Meta options of ...": a compound noun's head before "of"
+    at_end = nxt is None or nxt.pos == PUNCT or nxt.lower in (",", ".", "!", ";")
+    before_aux = nxt is not None and nxt.pos in (AUX, MODAL)
+    if "NOUN" in has and (at_end or before_aux or two_back in (PREP, PART, VERB)):
+        return NOUN  # "the tax return.", "write product pages", "to team lead"
+    if "NOUN" in has and tok.inflected == "" and two_back in (DET, POSS):
+        return NOUN  # "a part-time job at", "the cron job runs": inside a noun phrase
+    if (
+        "VERB" in has
+        and (
             tok.inflected in ("s", "ed")
-            or tok.lemma in relation_verbs
-            or base_form(tok.lower) in relation_verbs
-        ):
-            plural_subject = (
-                tok.inflected == "s"
-                and nxt is not None
-                and (
-                    nxt.pos in (VERB, AUX, MODAL, NEG)
-                    or (
-                        not nxt.pos
-                        and "VERB" in _candidates(nxt.lower)
-                        and (nxt.lower in relation_verbs or base_form(nxt.lower) in relation_verbs)
-                    )
-                )
+            or tok.lemma in c.relation_verbs
+            or base_form(tok.lower) in c.relation_verbs
+        )
+        and not _plural_subject(c)
+    ):
+        return VERB
+    return NOUN if "NOUN" in has else VERB
+
+
+def _plural_subject(c: _Context) -> bool:
+    """ "the api keys expire": a plural noun before the clause's verb, not a verb itself."""
+    nxt = c.nxt
+    return (
+        c.tok.inflected == "s"
+        and nxt is not None
+        and nxt.lower not in _PARTICLES
+        and (
+            nxt.pos in (VERB, AUX, MODAL, NEG)
+            or (
+                not nxt.pos
+                and "VERB" in _candidates(nxt.lower)
+                and (nxt.lower in c.relation_verbs or base_form(nxt.lower) in c.relation_verbs)
             )
-            if not plural_subject:
-                return VERB
-        return NOUN if "NOUN" in has else VERB
+        )
+    )
+
+
+def _after_verb_or_start(c: _Context) -> str | None:
+    """After a verb or an adverb, or opening a clause: gerunds, imperatives and verbs."""
+    tok, has, p, nxt, prev = c.tok, c.has, c.p, c.nxt, c.prev
     if (
         p == VERB
-        and i == 1
+        and c.i == 1
         and prev is not None
         and prev.inflected == "ing"
         and "VERB" in has
@@ -541,19 +705,18 @@ def _choose(
         and (nxt.pos in (DET, POSS, PREP, PROPN) or nxt.lower in ("back", "up", "out", "off"))
     ):
         return VERB  # "advised walking more", "started using Ansible"
-    if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and i > 1:
+    if p == ADV and "VERB" in has and tok.inflected in ("s", "ed") and c.i > 1:
         return VERB  # "Bruno no longer lives", "she really hated"
-    if i == 0 or p in (PUNCT, CONJ, SUB, ADV):
+    if c.i == 0 or p in (PUNCT, CONJ, SUB, ADV):
         # an imperative or a gerund subject ("install docker", "restarting the router")
         if (
             "VERB" in has
             and tok.inflected in ("", "ing")
             and not (tok.inflected == "" and nxt is not None and nxt.pos == VERB)
+            and not (tok.inflected == "" and nxt is not None and _finite_only(nxt))
         ):
             return VERB
-        if "ADJ" in has and nxt_nominal:
+        if "ADJ" in has and c.nxt_nominal:
             return ADJ
         return NOUN if "NOUN" in has else VERB
-    if "ADJ" in has and nxt_nominal:
-        return ADJ
-    return NOUN if "NOUN" in has else (VERB if "VERB" in has else ADJ)
+    return None

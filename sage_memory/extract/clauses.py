@@ -73,8 +73,10 @@ class Matcher:
     def _status_at(self, toks: list[Token], i: int) -> tuple[int, str] | None:
         for words, value in self._status:
             if i + len(words) <= len(toks) and all(
-                toks[i + k].lower == w or toks[i + k].lemma == w for k, w in enumerate(words)
-            ):
+                toks[i + k].lower == w
+                or (toks[i + k].lemma == w and toks[i + k].inflected != "ing")
+                for k, w in enumerate(words)
+            ):  # "living" is no "live", "stopping" no "stopped"
                 return i + len(words), value
         return None
 
@@ -172,43 +174,9 @@ class Matcher:
         if el.kind == SLOT:
             return self._run(els, ei + 1, toks, i, (el.slot, i), spans, used, "", status)
         if open_slot is not None:
-            # the open slot takes at least one token; try each later place for this literal
-            name, start = open_slot
-            for j in range(start + 1, n):
-                if el.kind == OPTIONAL:
-                    break
-                end = self._word_at(el, toks, j)
-                if end is None:
-                    continue
-                mark = len(used)
-                saved = dict(spans)
-                spans[name] = (start, j)
-                used.extend(range(j, end))
-                if el.kind == POS and "status" in el.values:
-                    found = self._status_at(toks, j)
-                    status.append(found[1] if found else "")
-                if self._run(els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status):
-                    return True
-                del used[mark:]
-                spans.clear()
-                spans.update(saved)
-            if el.kind == OPTIONAL:
-                # an optional literal right after a slot: try with it, then without it
-                for j in range(start + 1, n):
-                    end = self._word_at(el, toks, j)
-                    if end is not None:
-                        mark, saved = len(used), dict(spans)
-                        spans[name] = (start, j)
-                        used.extend(range(j, end))
-                        if self._run(
-                            els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status
-                        ):
-                            return True
-                        del used[mark:]
-                        spans.clear()
-                        spans.update(saved)
-                return self._run(els, ei + 1, toks, i, open_slot, spans, used, prev_lemma, status)
-            return False
+            return self._run_after_slot(
+                els, ei, toks, i, open_slot, spans, used, prev_lemma, status
+            )
         mark = len(used)
         end = self._literal(el, toks, i, prev_lemma, used)
         if end is not None:
@@ -220,6 +188,60 @@ class Matcher:
             del used[mark:]
         if el.kind == OPTIONAL:
             return self._run(els, ei + 1, toks, i, None, spans, used, prev_lemma, status)
+        return False
+
+    def _run_after_slot(
+        self,
+        els: tuple[Element, ...],
+        ei: int,
+        toks: list[Token],
+        i: int,
+        open_slot: tuple[str, int],
+        spans: dict[str, tuple[int, int]],
+        used: list[int],
+        prev_lemma: str,
+        status: list[str],
+    ) -> bool:
+        """The literal ``els[ei]`` after an open slot, which takes at least one token: each
+        later place for it in turn (an optional literal: with it, then without it)."""
+        el = els[ei]
+        optional = el.kind == OPTIONAL
+        for j in range(open_slot[1] + 1, len(toks)):
+            end = self._word_at(el, toks, j)
+            if end is not None and self._close_slot(
+                els, ei, toks, (j, end), open_slot, spans, used, status, record=not optional
+            ):
+                return True
+        if optional:
+            return self._run(els, ei + 1, toks, i, open_slot, spans, used, prev_lemma, status)
+        return False
+
+    def _close_slot(
+        self,
+        els: tuple[Element, ...],
+        ei: int,
+        toks: list[Token],
+        at: tuple[int, int],
+        open_slot: tuple[str, int],
+        spans: dict[str, tuple[int, int]],
+        used: list[int],
+        status: list[str],
+        *,
+        record: bool,
+    ) -> bool:
+        """Try the open slot ending where the literal at ``at`` starts; undo on failure."""
+        (j, end), (name, start), el = at, open_slot, els[ei]
+        mark, saved = len(used), dict(spans)
+        spans[name] = (start, j)
+        used.extend(range(j, end))
+        if record and el.kind == POS and "status" in el.values:
+            found = self._status_at(toks, j)
+            status.append(found[1] if found else "")
+        if self._run(els, ei + 1, toks, end, None, spans, used, toks[j].lemma, status):
+            return True
+        del used[mark:]
+        spans.clear()
+        spans.update(saved)
         return False
 
     # --- finding matches -----------------------------------------------------------------
@@ -293,11 +315,20 @@ class Matcher:
             if lead:
                 args = self.reader.before(toks, s, e, clause_ok=clause_ok)
             else:
+                # "is not a bear": the negation is the clause's, not part of the argument
+                while s < e - 1 and toks[s].pos == NEG and toks[s + 1].pos not in (VERB, AUX):
+                    s += 1  # (but "hasn't lived": the verb's own negation stays with it)
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
             if not args:
                 return False
             if rel in _REDUCED:
-                keep: bool | str = "complement" if rel == "PRECEDES" else rel != "DEPENDS_ON"
+                keep: bool | str = (
+                    "complement"
+                    if rel == "PRECEDES"
+                    else "object"
+                    if rel == "BLOCKED_BY"
+                    else rel != "DEPENDS_ON"
+                )
                 args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
             m.slots[name] = args
         lo = min(m.literals) if m.literals else 0
@@ -314,7 +345,9 @@ class Matcher:
             for k in range(first_arg_end, last_arg_start)
             if k not in m.literals and k not in inside
         )
-        lowered = [t.lower for t in toks]
+        # "anymore" / "no longer" deny the clause they stand in, not the whole sentence
+        c_lo, c_hi = _clause_bounds(toks, (lo, hi))
+        lowered = [t.lower for t in toks[c_lo:c_hi]]
         if "anymore" in lowered or any(
             lowered[k] == "no" and lowered[k + 1] == "longer" for k in range(len(lowered) - 1)
         ):
@@ -324,6 +357,17 @@ class Matcher:
             negated = True  # "neither X nor Y helped"
         m.negated = negated != m.phrase.negated
         return True
+
+
+def _clause_bounds(toks: list[Token], extent: tuple[int, int]) -> tuple[int, int]:
+    """The span of the clause around ``extent``: out to the nearest , ; : or sentence end."""
+    stops = (",", ";", ":", ".", "!", "?", "—", "-")
+    lo, hi = extent
+    while lo > 0 and toks[lo - 1].lower not in stops:
+        lo -= 1
+    while hi < len(toks) and toks[hi].lower not in stops:
+        hi += 1
+    return lo, hi
 
 
 def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]:
@@ -367,6 +411,8 @@ def settle(matches: list[Match], toks: list[Token] | None = None) -> list[Match]
                 lead = toks[a.start - 1].lower if toks is not None and a.start > 0 else ""
                 if m.phrase.relation == "PRECEDES" and lead not in _SUBORDINATE:
                     continue  # the main clause of "after X, Y" is asserted
+                if m.phrase.relation == "CAUSES" and a.kind == CLAUSE:
+                    continue  # "X, so Y" / "Y because X" asserts both X and Y
                 if a.kind in (CLAUSE, TASK) or a.end - a.start > 1:
                     inside.append((a.start, a.end))
     kept.sort(key=lambda m: m.extent[0])

@@ -70,55 +70,17 @@ class PlanReader:
         return "", 0
 
     def read(self, sentences: list[tuple[str, list[Token]]]) -> Plan:
+        """The plan of a memory: its marked steps as tasks, in order, and their project."""
         plan = Plan()
         items: list[tuple[str, list[Token], int, int]] = []
         marked = False
         for text, toks in sentences:
-            cuts: list[tuple[int, int, str]] = []
+            cuts = self._cuts(toks)
             listed = bool(_LIST_ITEM.match(text))
-            for i in range(len(toks)):
-                kind, n = self._marker(toks, i)
-                if not kind:
-                    continue
-                prev = toks[i - 1].lower if i > 0 else ""
-                at_break = i == 0 or prev in (",", ";", ":", "and", "-", "–", ".", "then")
-                at_end = kind == "first" and (
-                    i + n == len(toks) or toks[i + n].lower in (",", "and", ";", ".")
-                )
-                if at_break or at_end:
-                    cuts.append((i, i + n, kind))
             if not cuts and not listed:
                 continue
-            marked = marked or bool(cuts) or listed
-            bounds: list[tuple[int, int]] = []
-            start = 0
-            lead_kind = ""
-            for i, j, kind in cuts:
-                if i > start:
-                    bounds.append((start, i))
-                elif not bounds and kind == "first":
-                    lead_kind = "first"
-                start = j
-            bounds.append((start, len(toks)))
-            for b, (s, e) in enumerate(bounds):
-                # "My plan: first ..." -> the text before a leading "first" is a header
-                header = toks[s:e]
-                if (
-                    b == 0
-                    and cuts
-                    and cuts[0][0] > 0
-                    and cuts[0][2] == "first"
-                    and not listed
-                    and cuts[0][1] < len(toks)
-                    and cuts[0][0] + 1 != len(toks)
-                    and (
-                        any(t.lower == ":" for t in header)
-                        or not any(t.pos == VERB for t in header)
-                    )
-                ):
-                    continue
-                items.append((text, toks, s, e))
-            del lead_kind
+            marked = True
+            items.extend((text, toks, s, e) for s, e in self._steps(toks, cuts, listed=listed))
         if not marked or not items:
             return plan
         previous_verb = ""
@@ -133,6 +95,55 @@ class PlanReader:
         if len(plan.tasks) < 2 and not plan.project:
             plan.tasks = []  # one marked step of no named project is not a plan
         return plan
+
+    def _cuts(self, toks: list[Token]) -> list[tuple[int, int, str]]:
+        """The order markers of a sentence that start a step: (start, end, kind)."""
+        cuts: list[tuple[int, int, str]] = []
+        for i in range(len(toks)):
+            kind, n = self._marker(toks, i)
+            if not kind:
+                continue
+            prev = toks[i - 1].lower if i > 0 else ""
+            at_break = i == 0 or prev in (",", ";", ":", "and", "-", "–", ".", "then")
+            at_end = kind == "first" and (
+                i + n == len(toks) or toks[i + n].lower in (",", "and", ";", ".")
+            )
+            if at_break or at_end:
+                cuts.append((i, i + n, kind))
+        return cuts
+
+    @staticmethod
+    def _steps(
+        toks: list[Token], cuts: list[tuple[int, int, str]], *, listed: bool
+    ) -> list[tuple[int, int]]:
+        """The token spans between the markers, less a header before a leading "first"."""
+        bounds: list[tuple[int, int]] = []
+        start = 0
+        for i, j, _ in cuts:
+            if i > start:
+                bounds.append((start, i))
+            start = j
+        bounds.append((start, len(toks)))
+        # "My plan: first ..." -> the text before a leading "first" is a header
+        header_cut = bool(
+            cuts
+            and cuts[0][0] > 0
+            and cuts[0][2] == "first"
+            and not listed
+            and cuts[0][1] < len(toks)
+            and cuts[0][0] + 1 != len(toks)
+        )
+        out = []
+        for b, (s, e) in enumerate(bounds):
+            header = toks[s:e]
+            if (
+                b == 0
+                and header_cut
+                and (any(t.lower == ":" for t in header) or not any(t.pos == VERB for t in header))
+            ):
+                continue
+            out.append((s, e))
+        return out
 
     def _task(self, toks: list[Token], s: int, e: int, previous_verb: str) -> tuple[str, str]:
         """The task an item names, and its verb (for items that have none)."""

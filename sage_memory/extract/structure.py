@@ -17,9 +17,10 @@ the pattern extractor of :mod:`.rules`, which this extractor calls for them.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -30,7 +31,23 @@ from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
 from sage_memory.extract.args import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.extract.chunk import AUX, CODE, MODAL, NOUN, PROPN, PUNCT, VERB, Token, tokenize
+from sage_memory.extract.chunk import (
+    ADJ,
+    AUX,
+    CODE,
+    MODAL,
+    NOUN,
+    PREP,
+    PROPN,
+    PUNCT,
+    VERB,
+    Token,
+    base_form,
+    is_superlative,
+    third_person,
+    tokenize,
+    verb_known,
+)
 from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
@@ -51,6 +68,8 @@ _WEAK_OK = frozenset({"LIVES_IN", "OWNS", "PREFERS", "DISLIKES", "ALLERGIC_TO", 
 _SUBORDINATORS = frozenset(
     {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
 )
+#: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
+_VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
 #: (source label, target label) a relation gives to names without stronger evidence.
 _ROLES: dict[str, tuple[str, str]] = {
@@ -201,9 +220,50 @@ class _Reading:
                 chunk = seg.text[start : start + _MAX_SENTENCE]
                 self.sentences.append((chunk, tokenize(chunk, self.lex)))
         self._plan()  # first, so later sentences can name a planned task by a short name
+        previous: tuple[str, list[Token]] | None = None
         for sentence, toks in self.sentences:
             self._sentence(sentence, toks)
+            if previous is not None:
+                answered = self._answered(previous[1], toks)
+                if answered:
+                    self._sentence(f"{previous[0]} {sentence}", tokenize(answered, self.lex))
+            previous = (sentence, toks)
         return self._delta()
+
+    def _answered(self, question: list[Token], answer: list[Token]) -> str:
+        """ "Where does Sam work? Acme." states that Sam works in Acme: a wh-question and the
+        bare noun phrase that answers it, read as the statement they make together ("" when
+        the pair is not one)."""
+        q = _drop_prompt(question)
+        a = _drop_prompt(answer)
+        if len(q) < 3 or q[-1].lower != "?" or q[0].lower not in self.lex.words("question_words"):
+            return ""
+        cut = next((k for k, t in enumerate(a) if t.pos == PUNCT), len(a))
+        reply = a[:cut]
+        if not 1 <= len(reply) <= 4 or any(
+            t.pos in (AUX, MODAL) or (t.pos == VERB and not t.capitalized) for t in reply
+        ):
+            return ""  # an answer is a bare noun phrase ("Acme.", "Green tea.")
+        wh, aux, rest = q[0].lower, q[1].lower, q[2:-1]
+        reader = self.ex.matcher.reader
+        rest = rest[: next((k for k in range(len(rest)) if reader.is_time(rest, k)), len(rest))]
+        while rest and rest[-1].pos == "DET":
+            rest = rest[:-1]  # "these" of "these days"
+        answer_text = " ".join(t.text for t in reply)
+        if aux in ("'s", "is", "are", "was", "were"):  # "where's Abebe?": where they live
+            subject = " ".join(t.text for t in rest)
+            return f"{subject} lives in {answer_text}" if wh == "where" and subject else ""
+        if aux not in ("do", "does", "did"):
+            return ""
+        verb = len(rest) - 1
+        while verb > 0 and rest[verb].pos == PREP:
+            verb -= 1  # "who does Mia work for": the verb before its preposition
+        if verb < 1 or not verb_known(base_form(rest[verb].lower)):
+            return ""
+        subject = " ".join(t.text for t in rest[:verb])
+        tail = "".join(" " + t.text for t in rest[verb + 1 :])
+        place = " in" if wh == "where" and not tail else ""
+        return f"{subject} {third_person(base_form(rest[verb].lower))}{tail}{place} {answer_text}"
 
     def _states_nothing(self, sentence: str, toks: list[Token]) -> bool:
         """Questions, boilerplate and rejected hypotheticals assert no fact."""
@@ -221,6 +281,12 @@ class _Reading:
             return True
         if first.pos in (AUX, MODAL) and len(toks) > 2 and toks[1].pos in ("PRON", "DET", PROPN):
             return True  # "does the api need redis" without a question mark
+        if (
+            len(toks) > 2
+            and first.lower == "this"
+            and toks[1].lower in self.lex.words("code_units")
+        ):
+            return True  # "This function is a helper": a docstring about its own unit
         boiler = self.lex.words("boilerplate")
         if sum(w in boiler for w in words) >= 2 or (
             sum(1 for t in toks if t.text.isupper() and len(t.text) > 2) >= 5
@@ -248,7 +314,9 @@ class _Reading:
             self.coref.saw_person(toks[0].lower)
         raw = self.ex.matcher.raw_matches(toks)
         readable = [
-            m for m in raw if self.ex.matcher.read_arguments(m, toks) and self._fits(m, toks)
+            m
+            for m in raw
+            if self.ex.matcher.read_arguments(m, toks) and self._reattach(m) and self._fits(m, toks)
         ]
         kept = settle(readable, toks)
         hypothetical = self._hypothetical_spans(toks)
@@ -261,8 +329,31 @@ class _Reading:
             ):
                 continue  # "if X, we might move to Y": the consequent of a condition
             self._apply(m, toks, sentence, when)
+            contrast = self._contrast(m, toks)
+            if contrast is not None:
+                self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+
+    def _contrast(self, m: Match, toks: list[Token]) -> Match | None:
+        """ "a seed, not a grain", "in R, not Python": the alternative a fact rules out is the
+        same fact denied (a match of its own, the target replaced, the polarity flipped)."""
+        if m.negated or len(m.phrase.edges) != 1 or m.phrase.edges[0][2].startswith("="):
+            return None
+        slot = m.phrase.edges[0][2]
+        targets = m.slots.get(slot, [])
+        if not targets:
+            return None
+        k = max(x.end for x in targets)
+        if k + 2 >= len(toks) or toks[k].lower != "," or toks[k + 1].lower != "not":
+            return None
+        end = next((j for j in range(k + 2, len(toks)) if toks[j].pos == PUNCT), len(toks))
+        alt = self.ex.matcher.reader.after(toks, k + 2, end, clause_ok=False)
+        if not alt or any(x.kind != targets[0].kind for x in alt):
+            return None
+        slots = dict(m.slots)
+        slots[slot] = alt
+        return dataclasses.replace(m, slots=slots, negated=True)
 
     def _hypothetical_spans(self, toks: list[Token]) -> list[tuple[int, int, str]]:
         """Spans of "if ..." / "unless ..." clauses (to the next comma): they assert nothing."""
@@ -327,6 +418,35 @@ class _Reading:
             return True
         return arg.proper and arg.kind == NP and not arg.code and len(arg.words) <= 3
 
+    def _holds_role(self, m: Match) -> bool:
+        """ "X is a Y" says a role when X is a person and Y a role or occupation; a capital alone
+        does not make X a person ("Rust is a programming language" is a class)."""
+        sources, targets = m.slots.get("A", []), m.slots.get("B", [])
+        if not sources or not all(self._person_like(x) for x in sources):
+            return False
+        named_only = all(
+            (x.kind == NP and x.proper and not self._person_evidence(x))
+            or (x.kind == PRONOUN and self._thing_pronoun(x))
+            for x in sources
+        )
+        return not named_only or all(self._role_like(y) for y in targets)
+
+    def _thing_pronoun(self, arg: Arg) -> bool:
+        """ "they" that stands for things named before ("Spiders ...; they're arachnids")."""
+        if arg.name in self.lex.words("speaker"):
+            return False
+        name = self.coref.resolve(arg.name)
+        return bool(name) and name != self.coref.last_person
+
+    def _person_evidence(self, arg: Arg) -> bool:
+        """Words that say a person, beyond a capital: a kin or role noun, a title, "user"."""
+        words = arg.words
+        if not words:
+            return False
+        people = self.lex.words("person_nouns") | self.lex.words("role_heads")
+        titles = {t.rstrip(".") for t in self.lex.words("titles")}
+        return words[-1] in people or words[0].rstrip(".") in titles or arg.code == "userid"
+
     def _role_like(self, arg: Arg) -> bool:
         head = arg.words[-1] if arg.words else ""
         if arg.words and "of" in arg.words:
@@ -334,8 +454,22 @@ class _Reading:
         if head in self.lex.words("role_heads"):
             return True
         return any(
-            head.endswith(s) and len(head) > len(s) + 2 for s in self.lex.words("role_suffixes")
+            head.endswith(s) and len(head) > len(s) + 2 and self._agent_noun(head, s)
+            for s in self.lex.words("role_suffixes")
         )
+
+    def _agent_noun(self, word: str, suffix: str) -> bool:
+        """ "teacher", "editor", "trainee": an agent ending on a verb's stem names a doer;
+        "river" or "collie" only end like one."""
+        if suffix not in self.lex.words("verb_agent_suffixes"):
+            return True
+        people = self.lex.words("person_nouns") | self.lex.words("role_heads")
+        if any(word.endswith(p) and len(p) >= 4 for p in people):
+            return True  # a compound on a person word: "godmother", "stepfather"
+        stem = word[: -len(suffix)]
+        stems = {stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem}
+        # the verb may close a compound: "goalkeeper" (keep), "caretaker" (take)
+        return any(verb_known(x[i:]) for x in stems for i in range(max(1, len(x) - 2)))
 
     def _org_like(self, arg: Arg) -> bool:
         head = _head_word(arg)
@@ -357,13 +491,153 @@ class _Reading:
             t.pos in ("NUM", PUNCT, "DET") or t.lower in self.lex.words("time_words") for t in span
         ) and any(t.pos == "NUM" or t.lower in self.lex.words("time_words") for t in span)
 
+    def _aspect_only(self, arg: Arg) -> bool:
+        """A task named by an aspectual verb alone ("begin", "proceed") names nothing."""
+        return (
+            arg.kind == TASK
+            and len(arg.words) == 1
+            and arg.words[0] in self.lex.words("aspect_verbs")
+        )
+
+    def _reattach(self, m: Match) -> bool:
+        """ "The translation can't begin until ...": what cannot begin is the subject, when the
+        verb is aspectual; a match left with only such a verb as its argument is dropped."""
+        a = m.slots.get("A", [])
+        s = m.slots.get("S", [])
+        if a and all(self._aspect_only(x) for x in a):
+            if s and not any(self._person_like(x) for x in s):
+                m.slots["A"] = list(s)
+                return True
+            return False
+        return True
+
     def _fits(self, m: Match, toks: list[Token]) -> bool:
-        """The phrasing's constraints on its arguments (precision before recall)."""
-        f, rel = m.phrase.flags, m.phrase.relation
+        """The phrasing's constraints on its arguments (precision before recall).
+
+        Each guard is a method taking (match, tokens, A arguments, B arguments) and saying
+        whether the match may stand; a match stands when every guard lets it.
+        """
         a = m.slots.get("A", [])
         b = m.slots.get("B", [])
-        if any(self._is_time_arg(x, toks) for x in a + b) and rel not in ("HAS_STATUS",):
-            return False  # "based in Quito since 2019": 2019 causes nothing
+        return all(guard(m, toks, a, b) for guard in self._guards())
+
+    def _guards(self) -> tuple[Callable[[Match, list[Token], list[Arg], list[Arg]], bool], ...]:
+        return (
+            self._no_time_argument,
+            self._people_where_asked,
+            self._groups_where_asked,
+            self._places_where_asked,
+            self._fits_parts,
+            self._fits_owners,
+            self._fits_tasks_and_tools,
+            self._fits_tense,
+            self._fits_status_clause,
+            self._fits_intransitive,
+            self._fits_person_targets,
+            self._fits_copula,
+            self._fits_intentions,
+            self._fits_status,
+            self._no_person_blocked,
+            self._fronted_subject_has_verb,
+            self._no_adverbial_argument,
+            self._verb_literal_is_a_verb,
+            self._active_is_not_passive,
+            self._usage_is_usage,
+        )
+
+    def _usage_is_usage(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "used to live" is a habit, not use; "is staying in" a progressive, not a passive;
+        "anything with sweetener" attaches "with" to the pronoun, not to the verb."""
+        if m.phrase.relation != "USES" or not m.literals:
+            return True
+        lo, hi = min(m.literals), max(m.literals)
+        if toks[lo].lemma == "use" and lo + 1 < len(toks) and toks[lo + 1].lower == "to":
+            return False
+        if " be <verb>" in m.phrase.pattern and any(
+            toks[k].pos == VERB and toks[k].inflected == "ing" for k in m.literals
+        ):
+            return False
+        before_prep = toks[hi - 1] if hi > 0 else None
+        return not (
+            before_prep is not None
+            and toks[hi].pos == PREP
+            and before_prep.pos == "PRON"
+            and before_prep.lower not in self.lex.words("speaker")
+            and before_prep.lower not in self.lex.words("thing_pronouns")
+        )
+
+    @staticmethod
+    def _active_is_not_passive(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "was delayed due to fog" is no "B delays A": an active phrasing of a family whose
+        passive is its own phrasing does not match a participle after "be"."""
+        if m.phrase.relation not in _VOICED or " be " in f" {m.phrase.pattern} " or not m.literals:
+            return True
+        k = min(m.literals) - 1
+        while k >= 0 and toks[k].pos in ("ADV", "NEG"):
+            k -= 1
+        verb = toks[min(m.literals)]
+        return not (k >= 0 and toks[k].lemma in ("be", "get") and verb.inflected == "ed")
+
+    @staticmethod
+    def _verb_literal_is_a_verb(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "{A} run on {B}" does not match "her runs on Strava": the word after the subject
+        slot must be used as a verb, not as a noun after a determiner or possessive."""
+        if not m.phrase.pattern.startswith("{A} ") or not m.literals:
+            return True
+        k = min(m.literals)
+        # a plural noun right after a determiner or possessive cannot be a third-person verb
+        return not (
+            toks[k].pos == NOUN
+            and toks[k].inflected == "s"
+            and k > 0
+            and toks[k - 1].pos in ("DET", "POSS")
+        )
+
+    def _no_adverbial_argument(
+        self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
+    ) -> bool:
+        """ "there was a leak", "that in turn waits on ...": an expletive or a short
+        prepositional adverbial read as an argument names no thing."""
+        for x in a + b:
+            if x.words and x.words[0] in self.lex.words("expletives") and len(x.words) == 1:
+                return False
+            if x.kind == NP and x.end - x.start <= 2 and toks[x.start].pos == "PREP":
+                return False
+        return True
+
+    @staticmethod
+    def _fronted_subject_has_verb(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "Based in Lisbon, Ana works ...": the subject after a fronted phrase is followed by
+        its own verb; "lives in Springfield, Illinois" has none, Illinois qualifies the place."""
+        if "A" not in m.spans or "B" not in m.spans or not a or any(x.kind != NP for x in a):
+            return True  # an imperative ("before X, sand the boards") is its own verb
+        (a_start, _), (_, b_end) = m.spans["A"], m.spans["B"]
+        if a_start < b_end or a_start == 0 or toks[a_start - 1].lower != ",":
+            return True
+        k = max(x.end for x in a)
+        while k < len(toks) and toks[k].pos == "ADV":
+            k += 1
+        return k < len(toks) and toks[k].pos in (VERB, AUX, MODAL, "NEG")
+
+    def _no_person_blocked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """A person is not what is blocked or dependent: their task is ("Kai can't start physio
+        until ...": start physio), which a phrasing with the task as its argument reads."""
+        if m.phrase.relation not in ("BLOCKED_BY", "DEPENDS_ON"):
+            return True
+        pronouns = self.lex.words("speaker") | self.lex.words("person_pronouns")
+        doer = "<verb>" in m.phrase.pattern
+        return not any(
+            (x.kind == PRONOUN and x.name in pronouns) or (doer and self._person_like(x)) for x in a
+        )
+
+    def _no_time_argument(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        # "based in Quito since 2019": 2019 causes nothing
+        return m.phrase.relation == "HAS_STATUS" or not any(
+            self._is_time_arg(x, toks) for x in a + b
+        )
+
+    def _people_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        f, rel = m.phrase.flags, m.phrase.relation
         if (rel in _PERSON_RELATIONS or "person_source" in f) and (
             not a or not all(self._person_like(x) for x in a)
         ):
@@ -374,33 +648,6 @@ class _Reading:
             and not all(self._person_like(x) or self._org_like(x) for x in a)
         ):
             return False
-        if (
-            "org_only" in f
-            and b
-            and not all(
-                self._org_like(x)
-                and (x.words[-1] if x.words else "") not in self.lex.words("group_heads")
-                for x in b
-            )
-        ):
-            return False
-        if (
-            "group_only" in f
-            and b
-            and not all(
-                (x.words[-1] if x.words else "") in self.lex.words("group_heads")
-                or x.head in self.lex.words("group_heads")
-                or ("group_or_common" in f and not x.proper and not self._person_like(x))
-                for x in b
-            )
-        ):
-            return False
-        if "place_only" in f and b and not all(self._place_like(x) for x in b):
-            return False
-        if not self._fits_kinds(m, toks, a, b):
-            return False
-        if rel == "LIVES_IN" and b and not all(x.kind == NP for x in b):
-            return False
         if "speaker_or_person" in f:
             s = m.slots.get("S", [])
             if not s or not all(self._person_like(x) for x in s):
@@ -409,30 +656,89 @@ class _Reading:
             c = m.slots.get("C", [])
             if not c or not all(self._role_like(x) for x in c):
                 return False
-        if "copula" in f:
-            if not b or not a or any(x.kind != NP for x in b) or any(x.kind == CLAUSE for x in a):
-                return False
-            at, _ = m.spans["B"]
-            while at < len(toks) - 1 and toks[at].pos == "ADV":
-                at += 1
-            det = toks[at].lower if at < len(toks) else ""
-            plural = all(x.words and toks[x.end - 1].inflected == "s" for x in b)
-            person = all(self._person_like(x) for x in a)
-            relational = (
-                {w for x in b for w in x.words[: x.words.index("of")]}
-                if all("of" in x.words for x in b)
-                else set()
+        return not (
+            "agent_source" in f
+            and not all(
+                self._person_like(x)
+                or self._org_like(x)
+                or (x.kind == NP and self._role_like(x))  # "our accountant", "the editor"
+                or (x.words and x.words[-1] in self.lex.words("org_heads"))
+                for x in a
             )
-            heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
-            if (
-                det not in ("a", "an")
-                and not (plural and det not in ("the",))
-                and not (person and self._role_like(b[0]) and det in ("the", "a", "an"))
-                and not (det == "the" and relational & heads)  # "the opening segment of X"
-            ):
-                return False
-            if any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end]):
-                return False
+        )
+
+    def _groups_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        f = m.phrase.flags
+        groups = self.lex.words("group_heads")
+        if (
+            "org_only" in f
+            and b
+            and not all(
+                self._org_like(x) and (x.words[-1] if x.words else "") not in groups for x in b
+            )
+        ):
+            return False
+        return not (
+            "group_only" in f
+            and b
+            and not all(
+                (x.words[-1] if x.words else "") in groups
+                or x.head in groups
+                or ("group_or_common" in f and not x.proper and not self._person_like(x))
+                for x in b
+            )
+        )
+
+    def _places_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if "place_only" in m.phrase.flags and b and not all(self._place_like(x) for x in b):
+            return False
+        return not (m.phrase.relation == "LIVES_IN" and b and not all(x.kind == NP for x in b))
+
+    def _fits_copula(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "X is a Y": Y must be a noun phrase introduced as a class (or a role, a part)."""
+        if "copula" not in m.phrase.flags:
+            return True
+        if not b or not a or any(x.kind != NP for x in b) or any(x.kind == CLAUSE for x in a):
+            return False
+        if any(x.words and x.words[-1] in self.lex.words("possessive_pronouns") for x in b):
+            return False
+        at, _ = m.spans["B"]
+        while at < len(toks) - 1 and toks[at].pos in ("ADV", "NEG"):
+            at += 1
+        det = toks[at].lower if at < len(toks) else ""
+        plural = all(
+            x.words and toks[x.end - 1].inflected == "s" and toks[x.end - 1].pos == NOUN for x in b
+        )
+        person = all(self._person_like(x) for x in a)
+        relational = (
+            {w for x in b for w in x.words[: x.words.index("of")]}
+            if all("of" in x.words for x in b)
+            else set()
+        )
+        heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
+        if det == "the" and self._superlative(toks, at + 1):
+            det = "a"  # "the most populous island", "the oldest bridge": one of a class
+        if (
+            det not in ("a", "an")
+            and not (plural and det not in ("the",))
+            and not (person and self._role_like(b[0]) and det in ("the", "a", "an"))
+            and not (det == "the" and relational & heads)  # "the opening segment of X"
+        ):
+            return False
+        return not any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end])
+
+    @staticmethod
+    def _superlative(toks: list[Token], k: int) -> bool:
+        """A superlative opens the noun phrase at ``k`` ("most populous", "largest")."""
+        if k >= len(toks):
+            return False
+        t = toks[k]
+        if t.lower in ("most", "least") and k + 1 < len(toks) and toks[k + 1].pos == ADJ:
+            return True
+        return t.pos in (ADJ, NOUN) and is_superlative(t.lower)
+
+    def _fits_intentions(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        rel = m.phrase.relation
         if (
             rel == "REQUIRES"
             and a
@@ -441,92 +747,108 @@ class _Reading:
             and all(x.kind == TASK for x in b)
         ):
             return False  # "I need to call the bank": an intention, not a requirement
-        if rel == "PRECEDES" and any(
-            x.kind == CLAUSE and x.words and x.words[0] not in self.lex.words("pronouns")
-            for x in a + b
-        ):
-            return False  # "after the holidays, Jonas moved": events of a person, not tasks
-        if rel == "HAS_STATUS" and not m.status and "=" not in m.phrase.edges[0][2]:
+        return not (
+            rel == "PRECEDES"
+            and any(
+                x.kind == CLAUSE and x.words and x.words[0] not in self.lex.words("pronouns")
+                for x in a + b
+            )
+        )  # "after the holidays, Jonas moved": events of a person, not tasks
+
+    def _fits_status(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if m.phrase.relation != "HAS_STATUS":
+            return True
+        if not m.status and "=" not in m.phrase.edges[0][2]:
             return False
         # a status of "it" with nothing named before it is no fact
-        return not (
-            rel == "HAS_STATUS"
-            and a
-            and any(x.kind == PRONOUN and not self.coref.things for x in a)
-        )
+        return not (a and any(x.kind == PRONOUN and not self.coref.things for x in a))
 
-    def _fits_kinds(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
-        """Argument kinds a phrasing asks for (the typed-argument check of the lexicon flags)."""
-        f, rel = m.phrase.flags, m.phrase.relation
+    def _fits_parts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        f = m.phrase.flags
 
         def before_of(x: Arg) -> set[str]:
             words = list(x.words)
             return set(words[: words.index("of")] if "of" in words else words)
 
-        if "part_source" in f and not all(before_of(x) & self.lex.words("part_heads") for x in a):
+        parts = self.lex.words("part_heads")
+        if "part_source" in f and not all(before_of(x) & parts for x in a):
             return False
-        if "part_target" in f and not all(before_of(x) & self.lex.words("part_heads") for x in b):
-            return False
+        return not ("part_target" in f and not all(before_of(x) & parts for x in b))
+
+    def _fits_owners(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        f = m.phrase.flags
         if "owner_target" in f and (
             not all(self._person_like(x) or self._org_like(x) for x in a)
             or any(self._person_like(x) for x in b)
         ):
             return False
-        if (
+        return not (
             "owner_object" in f
             and m.phrase.pattern.split()[1].startswith("hold")
             and not all(set(x.words) & self.lex.words("held_things") for x in b)
             and any(toks[k].lemma == "hold" for k in m.literals)
-        ):
-            return False
+        )
+
+    def _fits_tasks_and_tools(
+        self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
+    ) -> bool:
+        f = m.phrase.flags
         if "task_target" in f and not all(x.kind == TASK for x in b):
             return False
-        if "agent_source" in f and not all(
-            self._person_like(x)
-            or self._org_like(x)
-            or (x.words and x.words[-1] in self.lex.words("org_heads"))
-            for x in a
-        ):
-            return False
         people = self.lex.words("person_nouns") | self.lex.words("role_heads")
-        if "tool_target" in f and any(
-            x.kind == PRONOUN
-            or (x.words and x.words[-1] in people)
-            or (x.words and x.words[-1] in self.lex.words("place_heads"))
-            or x.kind != NP
-            for x in b
-        ):
-            return False
-        if "past_tense" in f:
-            # "we shipped X" states a status; "before we ship X" or "we'll ship X" a plan
-            verb = toks[min(m.literals)]
-            if verb.inflected == "ing" or verb.lower == verb.lemma or verb.inflected == "s":
-                return False
-        if rel == "HAS_STATUS":
-            k = min(m.literals) - 1
-            while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
-                if toks[k].lower in _SUBORDINATORS:
-                    return False  # "once the migration is done, ...": a condition, not a fact
-                k -= 1
-        if "intransitive" in f:
-            end = max(m.literals) + 1
-            if end < len(toks) and toks[end].pos in (NOUN, PROPN, "DET", "POSS", "PRON", CODE):
-                return False
+        places = self.lex.words("place_heads")
+        return not (
+            "tool_target" in f
+            and any(
+                x.kind != NP or (x.words and (x.words[-1] in people or x.words[-1] in places))
+                for x in b
+            )
+        )
+
+    @staticmethod
+    def _fits_tense(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if "past_tense" not in m.phrase.flags:
+            return True
+        # "we shipped X" states a status; "before we ship X" or "we'll ship X" a plan
+        verb = toks[min(m.literals)]
+        return not (verb.inflected == "ing" or verb.lower == verb.lemma or verb.inflected == "s")
+
+    @staticmethod
+    def _fits_status_clause(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if m.phrase.relation != "HAS_STATUS":
+            return True
+        after = max(m.literals) + 1
+        if after < len(toks) and toks[after].lower in ("with", "by", "via"):
+            return False  # "is done with a scale", "was closed by the patch": an act, no status
+        k = min(m.literals) - 1
+        while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
+            if toks[k].lower in _SUBORDINATORS:
+                return False  # "once the migration is done, ...": a condition, not a fact
+            k -= 1
+        return True
+
+    @staticmethod
+    def _fits_intransitive(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        if "intransitive" not in m.phrase.flags:
+            return True
+        end = max(m.literals) + 1
+        return not (end < len(toks) and toks[end].pos in (NOUN, PROPN, "DET", "POSS", "PRON", CODE))
+
+    def _fits_person_targets(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        rel = m.phrase.relation
+        speaker = self.lex.words("speaker")
+        if rel == "PART_OF" and any(x.kind == TASK for x in a):
+            return False  # a task is held by a project (CONTAINS_TASK), not a part of it
         if (
             rel == "PART_OF"
             and b
             and all(self._person_like(x) and x.kind in (NP, PRONOUN) for x in b)
         ):
             return False  # "belongs to Ruth": property, not a part
-        if rel == "WORKS_AT" and any(
-            x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b
-        ):
+        if rel == "WORKS_AT" and any(x.kind == PRONOUN and x.name in speaker for x in b):
             return False  # "we hired Lotte": the speaker is no organization
         # "behind us": a finished thing, not a cause
-        return not (
-            rel == "CAUSES"
-            and any(x.kind == PRONOUN and x.name in self.lex.words("speaker") for x in b)
-        )
+        return not (rel == "CAUSES" and any(x.kind == PRONOUN and x.name in speaker for x in b))
 
     # --- nodes and edges --------------------------------------------------------------------
 
@@ -654,6 +976,9 @@ class _Reading:
                     ("PART_OF", "part_heads"),
                     ("MEMBER_OF", "member_heads"),
                     ("CAUSES", "cause_heads"),
+                    ("OWNS", "owner_heads"),
+                    ("WORKS_AT", "employee_heads"),
+                    ("LIVES_IN", "resident_heads"),
                 ):
                     if lead & self.lex.words(heads) and relation != "WORKS_AT":
                         rest = arg.name.split(" of ", 1)[-1] if " of " in arg.name else ""
@@ -668,7 +993,7 @@ class _Reading:
                 and len(words) >= 2
                 and words[-1] in self.lex.words("member_heads")
                 and arg.proper is False
-                and toks_capital(arg)
+                and (toks_capital(arg) or words[-2] in self.lex.words("group_heads"))
             ):
                 targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
                 out = "MEMBER_OF"  # "an Oxfam member"
@@ -683,11 +1008,18 @@ class _Reading:
             groups = self.lex.words("group_heads") | self.lex.words("org_heads")
             if targets and all(_head_word(t) in groups for t in targets):
                 out = "MEMBER_OF"
+        if (
+            person
+            and out == "PART_OF"
+            and targets
+            and not any(self._person_like(t) or t.name.split()[-1][:1].isupper() for t in targets)
+        ):
+            out = "MEMBER_OF"  # a person is no component: "belongs to the cycling collective"
         if person and out in ("IS_A", "HAS_ROLE"):
             for i, arg in enumerate(targets):
                 words = list(arg.words)
                 # "lead singer of the band": the role; "head of finance" is one name
-                if "of" in words[2:] and words[words.index("of") + 1 :][:1] == ["the"]:
+                if "of" in words[1:] and words[words.index("of") + 1 :][:1] == ["the"]:
                     targets[i] = _renamed(arg, arg.name.split(" of ", 1)[0])
         return out
 
@@ -699,7 +1031,7 @@ class _Reading:
             conf *= 0.7
         for src_slot, rel, dst_slot in m.phrase.edges:
             relation = rel
-            if "copula" in m.phrase.flags and all(self._person_like(x) for x in m.slots["A"]):
+            if "copula" in m.phrase.flags and self._holds_role(m):
                 relation = "HAS_ROLE"
             if "role_or_kind" in m.phrase.flags and not all(
                 self._person_like(x) for x in m.slots.get("A", [])
@@ -738,7 +1070,12 @@ class _Reading:
         self._remember(m)
 
     def _remember(self, m: Match) -> None:
-        ordered = sorted((a for args in m.slots.values() for a in args), key=lambda a: a.start)
+        # what a negated fact denies is no referent ("X is not a Y; it's a Z": it is X)
+        denied = {end for edge in m.phrase.edges for end in edge[2:]} if m.negated else set()
+        ordered = sorted(
+            (a for slot, args in m.slots.items() if slot not in denied for a in args),
+            key=lambda a: a.start,
+        )
         names: list[str] = []
         for arg in ordered:
             name, label = self._resolve(arg)
@@ -815,6 +1152,13 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _drop_prompt(toks: list[Token]) -> list[Token]:
+    """A sentence without a leading "Q:" / "A:" prompt."""
+    if len(toks) > 2 and toks[0].lower in ("q", "a") and toks[1].lower == ":":
+        return toks[2:]
+    return toks
 
 
 def _head_word(arg: Arg) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from sage_memory.config import EvolveConfig
 from sage_memory.entities.names import merge_aliases
 from sage_memory.evolve import duplicates
 from sage_memory.types import Edge, Node, Scope
@@ -29,7 +30,7 @@ def test_names_equal_after_aliases_are_decisive() -> None:
     scored = duplicates.merge_score(a, b, aliases=ALIASES)
     assert scored is not None
     score, evidence = scored
-    assert score == 0.99
+    assert score >= EvolveConfig().merge_auto_confidence
     assert evidence["alias_match"] is True
     assert evidence["names"] == ["pd.read_csv", "pandas.read_csv"]
 
@@ -159,3 +160,72 @@ def test_names_alone_need_to_be_near_identical() -> None:
         vector_b=vb,
     )
     assert longer is not None and longer[0] == duplicates.NAMES_ALONE
+
+
+SHOWN = EvolveConfig().merge_suggest_confidence
+
+
+def test_a_short_form_with_a_shared_neighbour_is_shown_and_without_one_is_not() -> None:
+    for short, long in [("NYC", "New York City"), ("i18n", "internationalization")]:
+        a, b = node("a", short, "Tool"), node("b", long, "Tool")
+        assert duplicates.is_short_form(short, long)
+        alone = duplicates.merge_score(a, b, aliases=ALIASES)
+        assert alone is not None and alone[0] <= duplicates.NAMES_ALONE
+        shared = duplicates.merge_score(
+            a, b, aliases=ALIASES, neighbours_a=["n1"], neighbours_b=["n1", "n2"]
+        )
+        assert shared is not None and shared[0] >= SHOWN, (short, long, shared)
+        assert shared[1]["abbreviation"] is True
+    assert not duplicates.is_short_form("Java", "JavaScript")  # a prefix is not a short form
+    assert not duplicates.is_short_form("k9s", "kubernetes")  # the count must fit
+
+
+def test_different_values_of_a_single_valued_relation_count_against() -> None:
+    a, b = node("a", "Dana Reyes", "Person"), node("b", "Dana Reyes-Smith", "Person")
+    common = {"neighbours_a": ["acme", "x"], "neighbours_b": ["acme", "y"]}
+    agree = duplicates.merge_score(
+        a,
+        b,
+        aliases=ALIASES,
+        typed_a=[("LIVES_IN", True, "porto")],
+        typed_b=[("LIVES_IN", True, "porto")],
+        **common,
+    )
+    clash = duplicates.merge_score(
+        a,
+        b,
+        aliases=ALIASES,
+        typed_a=[("LIVES_IN", True, "porto")],
+        typed_b=[("LIVES_IN", True, "leeds")],
+        **common,
+    )
+    assert agree is not None and clash is not None
+    assert clash[1]["contradicting_facts"] == 1
+    assert clash[0] < agree[0]
+
+
+def test_two_nodes_from_one_memory_are_less_likely_one_thing() -> None:
+    kw: dict[str, Any] = {"neighbours_a": ["n"], "neighbours_b": ["n"]}
+    apart = duplicates.merge_score(
+        node("a", "Acme Corp", memory_ids=("m1",)),
+        node("b", "Acme Corporation", memory_ids=("m2",)),
+        aliases=ALIASES,
+        **kw,
+    )
+    together = duplicates.merge_score(
+        node("a", "Acme Corp", memory_ids=("m1",)),
+        node("b", "Acme Corporation", memory_ids=("m1",)),
+        aliases=ALIASES,
+        **kw,
+    )
+    assert apart is not None and together is not None
+    assert together[1]["co_mentioned"] is True
+    assert together[0] < apart[0]
+
+
+def test_different_qualifiers_rule_a_pair_out() -> None:
+    a = node("a", "Portland", "Place", attributes={"qualifiers": ["oregon"]})
+    b = node("b", "Portland", "Place", attributes={"qualifiers": ["maine"]})
+    assert duplicates.merge_score(a, b, aliases=ALIASES) is None
+    c = node("c", "Portland", "Place", attributes={"qualifiers": ["oregon"]})
+    assert duplicates.merge_score(a, c, aliases=ALIASES) is not None

@@ -6,7 +6,12 @@ from datetime import UTC, datetime
 
 from sage_memory import SageMemory
 from sage_memory.config import ExtractConfig, SageConfig
-from sage_memory.entities.referent import ambiguous_name, qualifiers_in, referent_check
+from sage_memory.entities.referent import (
+    ambiguous_name,
+    ambiguous_pair,
+    qualifiers_in,
+    referent_check,
+)
 from sage_memory.entities.resolution import adds_words
 from sage_memory.evolve.duplicates import choose_keep
 from sage_memory.types import Node, Scope
@@ -62,12 +67,41 @@ def test_write_time_resolution_keeps_two_javas_and_two_springfields_apart() -> N
         assert not [s for s in report.suggestions if s.op == "merge"]
 
 
+def test_a_lower_case_mention_of_an_ambiguous_capitalised_node_needs_agreement() -> None:
+    assert not ambiguous_name("python")  # lower case alone looks like a plain noun
+    assert ambiguous_pair("python", "Python") and ambiguous_pair("Python", "python")
+    assert not ambiguous_pair("alice", "Alice")
+    with SageMemory() as mem:
+        mem.add("Our billing service is written in Python.", user_id="u")
+        mem.add("A python is a large snake that squeezes its prey.", user_id="u")
+        pythons = [n for n in mem.graph(user_id="u").nodes if n.name.casefold() == "python"]
+        assert len(pythons) == 2, [(n.name, n.memory_ids) for n in pythons]
+
+
 def test_the_survivor_is_the_common_spelling_on_a_tie() -> None:
     t = datetime(2026, 1, 1, tzinfo=UTC)
     good = Node(id="a", scope=Scope("u"), name="elasticsearch", created_at=t, updated_at=t)
     typo = Node(id="b", scope=Scope("u"), name="elasticsaerch", created_at=t, updated_at=t)
     pieces = {"elasticsearch": 3, "elasticsaerch": 4}
     assert choose_keep(typo, good, {}, None, pieces.__getitem__)[0].id == "a"
+    # A misspelling repeated more often than the right spelling still gives way to it.
+    typo_twice = Node(
+        id="e",
+        scope=Scope("u"),
+        name="elasticsaerch",
+        memory_ids=("m1", "m2"),
+        created_at=t,
+        updated_at=t,
+    )
+    good_once = Node(
+        id="f",
+        scope=Scope("u"),
+        name="elasticsearch",
+        memory_ids=("m3",),
+        created_at=t,
+        updated_at=t,
+    )
+    assert choose_keep(typo_twice, good_once, {}, None, pieces.__getitem__)[0].id == "f"
     short = Node(id="c", scope=Scope("u"), name="k8s", created_at=t, updated_at=t)
     full = Node(id="d", scope=Scope("u"), name="kubernetes", created_at=t, updated_at=t)
     assert choose_keep(short, full, {}, None, pieces.get)[0].id == "d"

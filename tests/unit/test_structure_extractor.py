@@ -313,3 +313,142 @@ def test_a_title_case_name_before_a_copula_is_a_name_not_a_clause() -> None:
     names = {name for s, _, t, _ in found for name in (s, t)}
     assert not any(" is " in name for name in names), found
     assert any(r == "USES" and t == "svelte" for _, r, t, _ in found), found
+
+
+# --- generalising mechanisms (issue 11): sentences written for these tests ------------------
+
+
+def labels(text: str) -> dict[str, str]:
+    memory = Memory(
+        id="t",
+        text=text,
+        scope=Scope(agent_id="t"),
+        timestamp=NOW,
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    delta = StructureExtractor().extract(memory, ExtractionContext())
+    return {n.name.lower(): n.label for n in delta.nodes}
+
+
+def test_a_place_apposition_stays_with_its_head() -> None:
+    found = edges("Marguerite lives in Portland, Oregon.")
+    assert ("marguerite", "LIVES_IN", "portland", False) in found
+    assert not any(s == "oregon" for s, _, _, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "edge", "person"),
+    [
+        ("Haskell is a functional language.", ("haskell", "IS_A", "functional language"), False),
+        ("Priya is a pharmacist.", ("priya", "HAS_ROLE", "pharmacist"), True),
+        ("Jonah is the goalkeeper.", ("jonah", "HAS_ROLE", "goalkeeper"), True),
+    ],
+)
+def test_is_a_or_role_is_decided_by_the_kind_of_the_target(
+    text: str, edge: tuple[str, str, str], person: bool
+) -> None:
+    assert (*edge, False) in edges(text)
+    assert (labels(text)[edge[0]] == "Person") is person
+
+
+def test_a_superlative_description_is_a_class() -> None:
+    found = edges("Everest is the highest mountain on Earth.")
+    assert any(s == "everest" and r == "IS_A" for s, r, _, _ in found)
+
+
+def test_a_denied_class_and_the_pronoun_after_it() -> None:
+    found = edges("A tomato is not a vegetable; it's a berry.")
+    assert ("tomato", "IS_A", "vegetable", True) in found
+    assert ("tomato", "IS_A", "berry", False) in found
+
+
+def test_a_contrast_with_not_denies_the_same_fact() -> None:
+    found = edges("The script was written in Go, not Rust.")
+    assert ("script", "USES", "go", False) in found
+    assert ("script", "USES", "rust", True) in found
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        # a blocker that is a clause with its own object: the act on the object
+        (
+            "The launch can't proceed until the landlord signs the lease.",
+            ("launch", "BLOCKED_BY", "sign the lease", False),
+        ),
+        # a person is not what is blocked: the task is
+        (
+            "Omar can't paint the fence until the primer dries.",
+            ("paint the fence", "BLOCKED_BY", "primer", False),
+        ),
+        # a project holds the tasks it includes
+        (
+            "The garage cleanup includes sorting the tools and painting the floor.",
+            ("garage cleanup", "CONTAINS_TASK", "sort the tools", False),
+        ),
+    ],
+)
+def test_blockers_and_projects_read_by_structure(
+    text: str, edge: tuple[str, str, str, bool]
+) -> None:
+    found = edges(text)
+    assert edge in found
+    assert not any(s == "omar" for s, _, _, _ in found)
+
+
+def test_anymore_denies_only_its_own_clause() -> None:
+    found = edges("Nobody uses the old wiki anymore, and the migration is finished.")
+    assert ("migration", "HAS_STATUS", "done", False) in found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The soldering is done with a fine-tip iron.",  # a passive act, not a status
+        "There is a leak in the roof.",  # an expletive names nothing
+    ],
+)
+def test_no_status_or_class_from_acts_and_expletives(text: str) -> None:
+    found = edges(text)
+    assert not any(r in ("HAS_STATUS", "IS_A", "HAS_ROLE") for _, r, _, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("Where does Sam work? Acme.", ("sam", "WORKS_AT", "acme", False)),
+        ("Who does Mia work for? Globex.", ("mia", "WORKS_AT", "globex", False)),
+        (
+            "Q: where's Oren lately? A: Valencia, since the spring.",
+            ("oren", "LIVES_IN", "valencia", False),
+        ),
+    ],
+)
+def test_a_question_and_its_bare_answer_state_a_fact(
+    text: str, edge: tuple[str, str, str, bool]
+) -> None:
+    assert edge in edges(text)
+
+
+def test_a_question_alone_or_with_a_full_reply_states_nothing_typed() -> None:
+    assert edges("Where does Tom work?") == set()
+    assert not any(r == "WORKS_AT" for _, r, _, _ in edges("Where does Tom work? No idea."))
+
+
+def test_selling_is_no_longer_owning_and_the_so_clause_is_no_cause() -> None:
+    found = edges("Rosa sold her kayak in May, so she doesn't have it anymore.")
+    assert ("rosa", "OWNS", "kayak", True) in found
+    assert not any(r == "CAUSES" for _, r, _, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("Lior is the proud owner of a Vespa.", ("lior", "OWNS", "vespa", False)),
+        ("Mara is a resident of Ghent.", ("mara", "LIVES_IN", "ghent", False)),
+        ("Carmen has been a union member for years.", ("carmen", "MEMBER_OF", "union", False)),
+    ],
+)
+def test_relational_nouns_name_their_relation(text: str, edge: tuple[str, str, str, bool]) -> None:
+    assert edge in edges(text)
