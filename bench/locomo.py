@@ -392,6 +392,11 @@ How to read it, honestly:
   speakers are hubs the walk damps), so the walk reaches little that dense and lexical did not
   already find: compare the graph ablation rows. The graph weights stay small (the structured
   stories in tests/scenarios depend on them); raising them was tried and cost recall here.
+  The one-name associative hop (`retrieve/mentions.py`: a memory naming a proper name a best
+  hit names, shared by few memories) is what lifts the second passage of a two-hop question on
+  documents (bench/README.md, HotpotQA); chat turns rarely share such a name, so it stays
+  below its evidence threshold here and changes little (its ablation row); promoting weaker
+  hops was measured on this split and cost recall.
 - **Where it falls short.** Multi-hop questions need several turns from different sessions in
   the top k; R@5 stays low for them. Open-domain questions share few words with their
   evidence. Category 5 (unanswerable) is not scored, per the protocol.

@@ -206,7 +206,9 @@ def phase_search(folder: Path, count: int) -> dict[str, Any]:
 
     embedder = make_embedder("minilm")
     db = sqlite3.connect(folder / "sage.db")
-    rows = db.execute("SELECT id, vec FROM memories WHERE vec IS NOT NULL").fetchall()
+    rows = db.execute(
+        "SELECT m.id, v.vec FROM memories m JOIN memory_vectors v ON v.rid = m.rid"
+    ).fetchall()
     db.close()
     plain_dir = Path(tempfile.mkdtemp(prefix="scale-chroma-"))
     try:
@@ -334,6 +336,7 @@ def run_size(n: int, count: int, base: Path) -> dict[str, Any]:
     sqlite_bytes = sum(f.stat().st_size for f in folder.glob("sage.db*"))
     row["sqlite_mb"] = sqlite_bytes / 1e6
     row["chroma_mb"] = _folder_bytes(folder / "chroma") / 1e6
+    row["space"] = space(folder)
     print(f"[{n:,}] clean open (twice: the first also records the index counts) ...", flush=True)
     _run_phase("open", str(folder))
     opened = _run_phase("open", str(folder))
@@ -364,6 +367,15 @@ def write_readme(result: dict[str, Any]) -> None:
             f"| {r['search_p95_ratio']:.2f}x |"
         )
     lines.append("")
+    last = result["rows"][-1]
+    if "space" in last:
+        tables = ", ".join(
+            f"{k} {v:.1f}" for k, v in list(last["space"]["sqlite_tables_mb"].items())[:8]
+        )
+        lines.append(
+            f"Where SQLite's bytes go at {last['n']:,} (MB, dbstat, largest first): {tables}."
+        )
+        lines.append("")
     lines.append(
         f"Measured {result['when']} at commit {result['commit']}, load average "
         f"{result['load_before']} before the run (2 CPUs shared with other work)."

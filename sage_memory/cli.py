@@ -447,11 +447,19 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_load(args: argparse.Namespace) -> int:
     from sage_memory.engine.core import SageMemory
 
+    # Server mode (--db / $SAGE_MEMORY_URL) loads into PostgreSQL, under each partition's lock.
+    server = {"url": args.db} if getattr(args, "db", None) else {}
     with SageMemory.load(
-        args.file, args.path, embedder=args.embedder, user_id=args.user, progress=_bars(args)
+        args.file,
+        None if server else args.path,
+        embedder=args.embedder,
+        user_id=args.user,
+        progress=_bars(args),
+        **server,
     ) as mem:
         stats = mem.stats()
-    _emit(args, stats, f"loaded {args.file} into {args.path}: {stats['memories']} memories")
+    target = "the server" if server else args.path
+    _emit(args, stats, f"loaded {args.file} into {target}: {stats['memories']} memories")
     return 0
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from sage_memory.config import SageConfig
 from sage_memory.embed.base import Embedder
+from sage_memory.engine import index_mark
 from sage_memory.errors import StorageError
 from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex, collection_name
@@ -56,6 +57,8 @@ class EngineContext:
     ingestor: Ingestor
     clock: Clock
     lock: threading.RLock = field(default_factory=threading.RLock)
+    #: Changes mirrored into the index since its high-water mark was last recorded.
+    unmarked: int = 0
     closed: bool = False
 
     def now(self) -> datetime:
@@ -112,6 +115,10 @@ class EngineContext:
             self.index.delete(coll, ids)
         for coll, ids in upserts.items():
             self.index.upsert(coll, ids, np.stack([vectors[i] for i in ids]))
+        self.unmarked += len(changes)
+        if self.unmarked >= index_mark.MARK_EVERY:  # bounds the repair after a crash
+            self.unmarked = 0
+            index_mark.write_mark(self.store)
 
 
 def scope_of(

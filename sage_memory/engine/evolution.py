@@ -149,10 +149,15 @@ class Evolution:
 
     def reject(self, suggestion_id: str) -> Suggestion:
         """Drop a suggestion; the same suggestion is not made again."""
-        self.ctx.check_open()
-        suggestion = self.evolver.get_suggestion(suggestion_id)
-        self.ctx.store.set_suggestion_status([suggestion.id], "rejected", self.ctx.now())
-        return self.evolver.get_suggestion(suggestion_id)
+        ctx = self.ctx
+        ctx.check_open()
+        with ctx.writing(self.evolver.get_suggestion(suggestion_id).scope.partition.key):
+            # Read again under the lock: another process may have accepted it meanwhile.
+            suggestion = self.evolver.get_suggestion(suggestion_id)
+            if suggestion.status == "accepted":
+                raise ValidationError(f"suggestion {suggestion_id} is already accepted")
+            ctx.store.set_suggestion_status([suggestion.id], "rejected", ctx.now())
+            return self.evolver.get_suggestion(suggestion_id)
 
     def merge(self, keep: str, other: str, scope: Scope) -> list[Change]:
         """Merge node ``other`` into ``keep`` (names or ids) as one batch."""

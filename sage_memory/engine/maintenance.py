@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sage_memory.engine import index_mark
 from sage_memory.engine.context import DB_FILE, EngineContext
 from sage_memory.engine.journal import Batch, inverse
 from sage_memory.errors import NotFoundError, StorageError, ValidationError
@@ -109,6 +110,7 @@ class Maintenance:
         ctx.store.backup(dest / DB_FILE)
         copy = SQLiteGraphStore(dest / DB_FILE)
         copy.set_meta("clean_shutdown", "0")  # forces a full index rebuild on first open
+        index_mark.clear_mark(copy)  # the copy has no index: nothing of it is in sync
         copy.close()
         return dest
 

@@ -142,7 +142,9 @@ def _write(ctx: EngineContext, records: Sequence[Any]) -> int:
     batch = Batch("user", "load", ctx.now())
     for r in records:
         batch.record(None, r)
-    with ctx.lock:
+    # Under each partition's lock, as an add: a process resolving an entity name of the same
+    # partition meanwhile sees the loaded nodes or none of them (never half a page).
+    with ctx.writing(*{c.scope_key for c in batch.changes}):
         ctx.store.apply(batch.changes, vectors)
         ctx.sync_index(batch.changes, vectors)
     return len(records)

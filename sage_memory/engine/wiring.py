@@ -15,6 +15,7 @@ import numpy as np
 
 from sage_memory.config import SageConfig
 from sage_memory.embed.base import Embedder
+from sage_memory.engine import index_mark
 from sage_memory.engine.context import CHROMA_DIR, DB_FILE, LOCK_FILE, EngineContext
 from sage_memory.engine.progress import Progress
 from sage_memory.errors import ConfigError, FolderBusyError, StorageError
@@ -277,6 +278,10 @@ def reconcile_index(ctx: EngineContext, *, progress: bool = False) -> None:
     store, index = ctx.store, ctx.index
     clean = store.get_meta("clean_shutdown") != "0"
     recorded = _recorded_counts(ctx) if clean else {}
+    mark = None if clean else index_mark.read_mark(store)
+    if mark is not None:  # after a crash: what changed since the index was last in sync
+        index_mark.catch_up(store, index, mark)
+    counts_suffice = clean or mark is not None
     scopes = store.partitions()
     bar = Progress(len(scopes), "checking the index", "scope", enabled=progress and not clean)
     for scope in scopes:
@@ -286,7 +291,7 @@ def reconcile_index(ctx: EngineContext, *, progress: bool = False) -> None:
             truth = store.vector_ids(scope, entity)  # type: ignore[arg-type]
             if clean and recorded.get(coll) == len(truth):
                 continue  # unchanged since a clean close: no need to open the index
-            if clean and len(truth) == index.count(coll):
+            if counts_suffice and len(truth) == index.count(coll):
                 continue
             present = index.ids(coll)
             missing = sorted(truth - present)
@@ -301,4 +306,5 @@ def reconcile_index(ctx: EngineContext, *, progress: bool = False) -> None:
                 index.delete(coll, extra)
     bar.close()
     if store.persistent:
+        index_mark.write_mark(store)
         store.set_meta("clean_shutdown", "0")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,14 @@ __all__ = ["PostgresVectorIndex"]
 #: Rows above which a collection gets its own partial HNSW index. Below it an exact scan of
 #: the collection is fast (about a millisecond per thousand 384-d rows) and exact.
 DEFAULT_HNSW_THRESHOLD = 20_000
+
+
+#: Seconds a process trusts what it read of a collection (width, whether it has its own HNSW
+#: index) before reading it again; a collection with its own index stays so for good.
+META_TTL = 30.0
+#: Rows a process upserts into a collection between two counts of it (the count decides when
+#: the collection gets its own HNSW index; counting on every upsert cost a scan per add).
+RECOUNT_EVERY = 1_000
 
 
 def _literal_vector(vector: Vectors) -> str:
@@ -83,6 +92,9 @@ class PostgresVectorIndex:
         self._pool = open_pool(url) if pool is None else pool
         self._closed = False
         self._lock = threading.Lock()
+        # collection -> (width, own HNSW index, when read); collection -> (count, added since)
+        self._meta: dict[str, tuple[int, bool, float]] = {}
+        self._counts: dict[str, tuple[int, int]] = {}
         ensure_pgvector(self._pool, url)
         self._create_tables()
 
@@ -113,7 +125,26 @@ class PostgresVectorIndex:
             f'SELECT dim, hnsw FROM "{self._schema}".vec_collections WHERE name = %s',
             (collection,),
         ).fetchone()
-        return None if row is None else (int(row[0]), bool(row[1]))
+        known = None if row is None else (int(row[0]), bool(row[1]))
+        with self._lock:
+            if known is None:
+                self._meta.pop(collection, None)
+            else:
+                self._meta[collection] = (*known, time.monotonic())
+        return known
+
+    def _cached(self, collection: str) -> tuple[int, bool] | None:
+        """What this process read of a collection, while it is fresh (saves a round trip)."""
+        with self._lock:
+            entry = self._meta.get(collection)
+        if entry is None or (not entry[1] and time.monotonic() - entry[2] > META_TTL):
+            return None
+        return entry[0], entry[1]
+
+    def _forget(self, collection: str) -> None:
+        with self._lock:
+            self._meta.pop(collection, None)
+            self._counts.pop(collection, None)
 
     # -- the port -------------------------------------------------------------------------
     def upsert(self, collection: str, ids: Sequence[str], vectors: Vectors) -> None:
@@ -124,33 +155,54 @@ class PostgresVectorIndex:
         self._check_open()
         s = self._schema
         dim = int(batch.shape[1])
+        known = self._cached(collection)
         with self._pool.connection() as conn:
-            conn.execute(
-                f'INSERT INTO "{s}".vec_collections (name, dim) VALUES (%s, %s) '
-                "ON CONFLICT (name) DO NOTHING",
-                (collection, dim),
-            )
-            known = self._dim(conn, collection)
-            assert known is not None
-            if known[0] != dim:
-                conn.rollback()
-                raise ValidationError(
-                    f"collection {collection!r} holds {known[0]}-d vectors, got {dim}-d; use "
-                    "one embedder per collection or drop it first"
+            # One pipeline: the collection's row (again, in case another process dropped
+            # it), its width when not known, the vectors; then one commit.
+            with conn.pipeline():
+                conn.execute(
+                    f'INSERT INTO "{s}".vec_collections (name, dim) VALUES (%s, %s) '
+                    "ON CONFLICT (name) DO NOTHING",
+                    (collection, dim),
                 )
-            with conn.cursor() as cur:
-                cur.executemany(
-                    f'INSERT INTO "{s}".vec_rows (collection, id, embedding) '
-                    "VALUES (%s, %s, %s::vector) ON CONFLICT (collection, id) "
-                    "DO UPDATE SET embedding = EXCLUDED.embedding",
-                    [
-                        (collection, item, _literal_vector(row))
-                        for item, row in zip(ids, batch, strict=True)
-                    ],
-                )
+                if known is None:
+                    known = self._dim(conn, collection)
+                    assert known is not None
+                if known[0] != dim:
+                    conn.rollback()
+                    raise ValidationError(
+                        f"collection {collection!r} holds {known[0]}-d vectors, got {dim}-d; "
+                        "use one embedder per collection or drop it first"
+                    )
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        f'INSERT INTO "{s}".vec_rows (collection, id, embedding) '
+                        "VALUES (%s, %s, %s::vector) ON CONFLICT (collection, id) "
+                        "DO UPDATE SET embedding = EXCLUDED.embedding",
+                        [
+                            (collection, item, _literal_vector(row))
+                            for item, row in zip(ids, batch, strict=True)
+                        ],
+                    )
             conn.commit()
-            if not known[1] and self._count(conn, collection) >= self._threshold:
+            if not known[1] and self._may_need_hnsw(conn, collection, len(ids)):
                 self._build_hnsw(conn, collection, dim)
+
+    def _may_need_hnsw(self, conn: Any, collection: str, added: int) -> bool:
+        """Whether the collection has reached the HNSW threshold, counting it only when this
+        process's own upserts since the last count could have taken it there, or after
+        :data:`RECOUNT_EVERY` rows (other processes add rows too)."""
+        with self._lock:
+            counted, since = self._counts.get(collection, (-1, 0))
+            since += added
+            self._counts[collection] = (counted, since)
+        if counted >= 0 and counted + since < self._threshold and since < RECOUNT_EVERY:
+            return False
+        n = self._count(conn, collection)
+        conn.rollback()
+        with self._lock:
+            self._counts[collection] = (n, 0)
+        return n >= self._threshold
 
     def _build_hnsw(self, conn: Any, collection: str, dim: int) -> None:
         """Give one collection its own partial HNSW index (once, under a lock)."""
@@ -168,6 +220,8 @@ class PostgresVectorIndex:
         )
         conn.execute(f'UPDATE "{s}".vec_collections SET hnsw = true WHERE name = %s', (collection,))
         conn.commit()
+        with self._lock:
+            self._meta[collection] = (dim, True, time.monotonic())
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """Remove vectors; unknown ids and collections are ignored."""
@@ -201,7 +255,7 @@ class PostgresVectorIndex:
     def _nearest(
         self, conn: Any, collection: str, query: np.ndarray, k: int
     ) -> list[tuple[Any, Any]]:
-        known = self._dim(conn, collection)
+        known = self._cached(collection) or self._dim(conn, collection)
         if known is None or k <= 0:
             return []
         dim, hnsw = known
@@ -272,6 +326,7 @@ class PostgresVectorIndex:
             conn.execute(f'DELETE FROM "{s}".vec_rows WHERE collection = %s', (collection,))
             conn.execute(f'DELETE FROM "{s}".vec_collections WHERE name = %s', (collection,))
             conn.commit()
+        self._forget(collection)
 
     def close(self) -> None:
         """Close the pool this index opened. Closing twice is harmless."""

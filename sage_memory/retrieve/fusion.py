@@ -55,6 +55,14 @@ class Weights:
         walk: the graph feature is the associative walk's PageRank mass on the memory
             (:mod:`sage_memory.retrieve.walk`); False falls back to the provenance of the
             nodes and facts near the linked nodes (the BFS), for comparison.
+        assoc_keep: the associative hop (:func:`promote`) leaves this many of the fused
+            ranking first.
+        assoc_take: at most this many memories one shared name away from the best hits
+            (:func:`sage_memory.retrieve.mentions.hop_scores`) come right after them; 0 = off.
+        assoc_min: ...only when at least this share of the seeds' weight reaches the memory
+            through names it shares with them: a name a top hit shares with one or two other
+            memories, not one a dozen share (evidence that is absent in most chat turns, so
+            the step switches itself off there).
     """
 
     dense: float = 0.65
@@ -71,6 +79,9 @@ class Weights:
     mmr_lambda: float = 1.0
     mode: Literal["linear", "rrf"] = "linear"
     walk: bool = True
+    assoc_keep: int = 2
+    assoc_take: int = 2
+    assoc_min: float = 0.1
 
 
 #: Named weightings. "balanced" is the default (``RetrieveConfig.preset``).
@@ -181,6 +192,37 @@ def own_scores(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
 def salience_prior(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:
     """The write-time salience prior (see ``Weights.salience_prior``), centred on 0.5."""
     return w.salience_prior * (np.asarray(cols["salience"], dtype=np.float64) - 0.5)
+
+
+def promote(
+    ranked: Sequence[str],
+    scores: dict[str, float],
+    assoc: Sequence[str],
+    *,
+    keep: int,
+    take: int,
+) -> list[str]:
+    """Interleave the associative ranking into the fused one: the first ``keep`` stay, then come
+    the first ``take`` of ``assoc`` (those among the candidates), then the rest.
+
+    Word and vector channels find the memory a question names; the memory it leads to (the
+    second hop) shares no words with the question and sinks below near-misses. Its score rises
+    to sit between the kept and the rest (``scores`` is updated), so listed scores stay
+    ordered and inside the range of the scores around them.
+    """
+    keep, take = int(keep), int(take)
+    head = list(ranked[:keep])
+    lift = [i for i in assoc[:take] if i in scores and i not in head]
+    if not lift or len(ranked) <= keep:
+        return list(ranked)
+    rest = [i for i in ranked[keep:] if i not in lift]
+    hi = scores[head[-1]] if head else max(scores[i] for i in ranked)
+    lo = scores[rest[0]] if rest else min(scores[i] for i in lift)
+    step = (hi - lo) / (len(lift) + 1)
+    for j, i in enumerate(lift):
+        scores[i] = max(scores[i], hi - step * (j + 1))
+    lift.sort(key=lambda i: -scores[i])
+    return head + lift + rest
 
 
 def smooth(

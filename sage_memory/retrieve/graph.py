@@ -23,10 +23,11 @@ from sage_memory.retrieve.expand import (
     local_ppr,
 )
 from sage_memory.retrieve.fusion import Weights
+from sage_memory.retrieve.mentions import hop_scores, mention_links
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
-from sage_memory.retrieve.walk import StoreGraph, associate, specificity, walk_seeds
+from sage_memory.retrieve.walk import MEMORY, StoreGraph, associate, specificity, walk_seeds
 from sage_memory.types import Edge, Node, Scope, Vector
 
 #: A fact that no longer holds demotes its memories only when it is this relevant to the query
@@ -70,6 +71,8 @@ class GraphEvidence:
     walk: dict[str, float] = field(default_factory=dict)
     # nodes whose links the walk read: its footprint
     walk_read: int = 0
+    # memories one shared name away from the best hits (mentions.hop_scores), best first
+    assoc: list[tuple[str, float]] = field(default_factory=list)
 
 
 def gather(ask: Ask, words: WordSeeds, index: VectorIndex, config: RetrieveConfig) -> GraphEvidence:
@@ -134,6 +137,13 @@ def recall(
     seeds = walk_seeds(g.linked, dense, lexical)
     if not seeds:
         return
+    if ask.weights.assoc_take > 0:
+        # One name away from the best hits (mentions.py): the bridge of a two-hop question.
+        memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
+        mentions = mention_links(ask.store, ask.scope, ask.plan.text, memory_seeds)
+        g.assoc = [
+            (m, v) for m, v in hop_scores(mentions, memory_seeds) if v >= ask.weights.assoc_min
+        ]
     graph = StoreGraph(
         ask.store,
         ask.scope,

@@ -15,7 +15,7 @@ import numpy as np
 from sage_memory.config import RetrieveConfig
 from sage_memory.retrieve.current import current_first, historical, reference_time
 from sage_memory.retrieve.features import author_match, freshness, time_match
-from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, smooth
+from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, promote, smooth
 from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
 from sage_memory.types import Memory, MemoryHit, Vector
 
@@ -57,6 +57,7 @@ def rank_memories(
         key=lambda i: (-evidence[i], i),
     )
     pool += extra[: config.seeds_per_channel]
+    pool += [i for i, _ in g.assoc[: w.assoc_take] if i not in pool]
     if not pool:
         return []
     first = sorted(
@@ -95,6 +96,8 @@ def rank_memories(
     final = smoothed + w.time * cols["time"]
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}
     ranked = sorted(scores, key=lambda i: (-scores[i], i))
+    assoc = [i for i, _ in g.assoc]
+    ranked = promote(ranked, scores, assoc, keep=w.assoc_keep, take=w.assoc_take)
     lam = min(config.mmr_lambda, w.mmr_lambda)
     chosen = mmr(ranked[: limit * 3], scores, vectors, lam, limit)
     if not historical(ask.plan):
@@ -256,6 +259,8 @@ def _why(
         bits.append(f"graph: {graph_reason(g, g.memory_why[mid])}")
     if g.walk.get(mid, 0.0) > 0:
         bits.append(f"associative walk ({g.walk[mid]:.2f} of best)")
+    if any(m == mid for m, _ in g.assoc):
+        bits.append("names what a best hit names (associative hop)")
     if f.author:
         bits.append("said by a person the query names")
     if f.time:

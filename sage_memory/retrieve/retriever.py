@@ -9,10 +9,12 @@ One search, in order:
    facts and nodes of the answer); then the associative walk (``retrieve/walk.py``): a
    PageRank pushed lazily through memories and the entities they mention, seeded from the
    linked nodes and the best dense and lexical memories; its mass on memories is the graph
-   channel, and the memories only it reached join the candidates;
+   channel, and the memories only it reached join the candidates; and the one-name hop
+   (``retrieve/mentions.py``): memories naming a specific proper name the best hits name;
 4. conversation: the previous and next turn of the best candidates (same scope and run);
 5. fusion: weighted features (or RRF) per the preset, plus the best adjacent turn's score,
-   the query's time window, and a penalty for memories whose facts were superseded; MMR;
+   the query's time window, and a penalty for memories whose facts were superseded; the
+   one-name hop's best come right after the first hits (``fusion.promote``); MMR;
 6. structure: for "what's next / what comes after / what do I need" questions, and for a
    problem with known causes, the plan or diagnosis from the graph;
 7. stage-2 adjustments: a focus lifts the memories near it, a kind filters or an

@@ -37,6 +37,17 @@ def name_key(name: str) -> str:
 
 
 @runtime_checkable
+class JournalHead(Protocol):
+    """A store whose journal numbers every change in order (the SQLite store): a derived index
+    kept beside it records how far it is in sync (a high-water mark), so that an open after a
+    crash repairs only what changed after that mark."""
+
+    def journal_seq(self) -> int:
+        """The sequence number of the last journaled change (0 when there is none)."""
+        ...
+
+
+@runtime_checkable
 class GraphStore(Protocol):
     """The core store port: memories, nodes, edges, their vectors and the change journal,
     partitioned by scope. A third backend implements this; :class:`EvolverState` is optional.

@@ -2,9 +2,9 @@
 
 The same layout as the SQLite store (a row per memory / node / edge with the record as JSON
 text plus the queried columns, provenance, the append-only journal), in one schema per memory.
-The lexical channel is PostgreSQL full-text search (``english`` configuration, a GIN index on
-a generated ``tsvector``); ``ts_rank`` scores a row from its own words, so a scope's scores
-never depend on other tenants' rows. Each ``apply`` is one transaction. Writers that must
+The lexical channel is BM25 over postings kept per scope partition (``postgres_postings``),
+scored exactly as the SQLite store scores, so a scope ranks alike on both backends and its
+scores never depend on other tenants' rows. Each ``apply`` is one transaction. Writers that must
 decide something from what is already stored (entity resolution, the current value of a
 single-valued relation) hold :meth:`scope_lock` for their scope across plan and apply.
 

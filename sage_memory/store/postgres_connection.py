@@ -14,19 +14,12 @@ from typing import Any
 from sage_memory.errors import StorageError
 from sage_memory.store.rows import utf8_only
 from sage_memory.types import Scope
-from sage_memory.words import word_tokens
 
 
 def _clean(text: str) -> str:
     """PostgreSQL text cannot hold NUL; indexed copies of user text replace it (JSON escapes
     it in the stored records, so the record itself stays exact)."""
     return text.replace("\x00", "\ufffd")
-
-
-def _words(text: str) -> str:
-    """The text as our own word tokens, so PostgreSQL's parser (which keeps "pandas.read_csv"
-    or an e-mail address as one token) splits words exactly as the query side does."""
-    return _clean(" ".join(word_tokens(text)))
 
 
 class PostgresConnection:
@@ -79,18 +72,22 @@ class PostgresConnection:
             state.conn = self._pool.getconn()
         state.depth = getattr(state, "depth", 0) + 1
         conn = state.conn
+        # Autocommit: a session lock needs no transaction, and one round trip each way.
+        conn.autocommit = True
         try:
             conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (scope_key,))
-            conn.commit()
             try:
                 yield
             finally:
                 conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (scope_key,))
-                conn.commit()
         finally:
             state.depth -= 1
             if state.depth == 0:
                 state.conn = None
+                try:
+                    conn.autocommit = False  # back to the pool as it came
+                except Exception:  # a broken session: the pool discards a closed one
+                    conn.close()
                 self._pool.putconn(conn)
 
     @staticmethod

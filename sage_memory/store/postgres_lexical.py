@@ -1,4 +1,4 @@
-"""The PostgreSQL store's lexical channel (full-text search) and its stored vectors."""
+"""The PostgreSQL store's lexical channel (BM25 per partition) and its stored vectors."""
 
 from __future__ import annotations
 
@@ -6,35 +6,30 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from sage_memory.store import postgres_postings as postings
 from sage_memory.store.base import TextEntity
-from sage_memory.store.postgres_connection import PostgresConnection, _clean
+from sage_memory.store.postgres_connection import PostgresConnection
+from sage_memory.store.rows import utf8_only
 from sage_memory.types import Scope, Vector
-from sage_memory.words import query_terms
 
 
 class PostgresLexical(PostgresConnection):
-    """``search_text`` with ``ts_rank`` over each row's own words; vectors."""
+    """``search_text`` over the per-partition BM25 postings; vectors."""
 
     def search_text(
         self, scope: Scope, query: str, *, entity: TextEntity = "memory", limit: int = 20
     ) -> list[tuple[str, float]]:
-        words = [_clean(w) for w in query_terms(query)]
-        if not words:
-            return []
-        table = "memories" if entity == "memory" else "nodes"
-        run_sql, run_params = ("", ())
-        if entity == "memory":
-            run_sql, run_params = self._run_filter(scope)
-        # One plainto_tsquery per word, OR-ed: user text is never parsed as tsquery syntax.
-        tsq = " || ".join(["plainto_tsquery('english', %s)"] * len(words))
-        rows = self._rows(
-            f"WITH q AS (SELECT {tsq} AS q) SELECT id, ts_rank(tsv, q.q) AS score"
-            f" FROM {table}, q WHERE scope_key = %s AND tsv @@ q.q{run_sql}"
-            " ORDER BY score DESC, rid LIMIT %s",
-            (*words, scope.key, *run_params, limit),
-        )
-        # ts_rank can round a weak match to 0; the port promises positive scores.
-        return [(r[0], max(float(r[1]), 1e-9)) for r in rows]
+        run_id = None
+        if entity == "memory" and scope.run_id is not None and scope.partition.run_id is None:
+            run_id = scope.run_id
+        kind: postings.Kind = "m" if entity == "memory" else "n"
+        self._check_open()
+        with utf8_only(), self._pool.connection() as conn:
+            conn.autocommit = True  # one read: no BEGIN / COMMIT round trips
+            try:
+                return postings.search(conn, kind, scope.key, query, limit, run_id)
+            finally:
+                conn.autocommit = False
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         if not ids:

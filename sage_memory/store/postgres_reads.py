@@ -89,10 +89,17 @@ class PostgresReads(PostgresConnection):
         if not keys:
             return []
         rows = self._rows(
-            "SELECT DISTINCT node_id FROM node_names WHERE scope_key = %s AND key = ANY(%s)",
-            (scope.key, keys),
+            "SELECT nn.key, n.id, n.data FROM node_names nn JOIN nodes n ON n.id = nn.node_id"
+            " WHERE nn.scope_key = %s AND nn.key = ANY(%s) AND n.scope_key = %s ORDER BY nn.seq",
+            (scope.key, keys, scope.key),
         )
-        return self.get_nodes(scope, [r[0] for r in rows])
+        # The SQLite store's order (by key, then as the names were written): the first of
+        # equally good candidates wins entity resolution, so both backends pick the same.
+        found: dict[str, Node] = {}
+        for _, nid, data in sorted(rows, key=lambda r: r[0]):  # stable: write order per key
+            if nid not in found:
+                found[nid] = from_dict(Node, json.loads(data))
+        return list(found.values())
 
     def list_nodes(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Node]:
         rows = self._rows(
@@ -131,18 +138,22 @@ class PostgresReads(PostgresConnection):
             "in": "target_id = ANY(%(ids)s)",
             "both": "(source_id = ANY(%(ids)s) OR target_id = ANY(%(ids)s))",
         }[direction]
-        sql = f"SELECT data FROM edges WHERE {ends} AND scope_key = %(sk)s"
+        sql = (
+            f"SELECT id, source_id, target_id, data FROM edges WHERE {ends} AND scope_key = %(sk)s"
+        )
         params: dict[str, Any] = {"ids": list(node_ids), "sk": scope.key}
         if relations:
             sql += " AND relation = ANY(%(rel)s)"
             params["rel"] = list(relations)
-        with self._tx() as conn:
-            rows = conn.execute(sql + " ORDER BY rid", params).fetchall()
-        return [from_dict(Edge, json.loads(r[0])) for r in rows]
+        rows = self._rows(sql + " ORDER BY rid", params)  # type: ignore[arg-type]
+        return [
+            from_dict(Edge, json.loads(r[3])) for r in _endpoint_order(rows, node_ids, direction)
+        ]
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
         rows = self._rows(
-            "SELECT entity, entity_id FROM provenance WHERE memory_id = %s", (memory_id,)
+            "SELECT entity, entity_id FROM provenance WHERE memory_id = %s ORDER BY seq",
+            (memory_id,),
         )
         node_ids = [r[1] for r in rows if r[0] == "node"]
         edge_ids = [r[1] for r in rows if r[0] == "edge"]
@@ -153,11 +164,12 @@ class PostgresReads(PostgresConnection):
             return {}
         rows = self._rows(
             "SELECT p.memory_id, p.entity_id FROM provenance p JOIN nodes n ON n.id = p.entity_id"
-            " WHERE p.memory_id = ANY(%s) AND p.entity = 'node' AND n.scope_key = %s",
+            " WHERE p.memory_id = ANY(%s) AND p.entity = 'node' AND n.scope_key = %s"
+            " ORDER BY p.seq",
             (list(memory_ids), scope.partition.key),
         )
         out: dict[str, list[str]] = {}
-        for mid, nid in rows:
+        for mid, nid in sorted(rows, key=lambda r: r[0]):  # by memory, then as written
             out.setdefault(mid, []).append(nid)
         return out
 
@@ -198,3 +210,27 @@ class PostgresReads(PostgresConnection):
             "confidence_sum": sum(float(r[2] or 0.0) for r in rows),
             "relations": {r[0]: int(r[1]) for r in rows},
         }
+
+
+#: Ids per ``IN`` list in the SQLite store's reads (its order restarts with each slice).
+_SLICE = 500
+
+
+def _endpoint_order(
+    rows: Sequence[tuple[Any, ...]], node_ids: Sequence[str], direction: Direction
+) -> list[tuple[Any, ...]]:
+    """Edges (id, source_id, target_id, data; by rid) in the SQLite store's order: the edges
+    leaving the nodes first, by source id, then those arriving, by target id; each edge once.
+
+    Callers pick the first of equal edges (which value of a relation is current when two
+    share a date), so both backends must list them alike.
+    """
+    columns = {"out": (1,), "in": (2,), "both": (1, 2)}[direction]
+    found: dict[str, tuple[Any, ...]] = {}
+    for column in columns:
+        for start in range(0, len(node_ids), _SLICE):
+            wanted = set(node_ids[start : start + _SLICE])
+            hits = [r for r in rows if r[column] in wanted]
+            for row in sorted(hits, key=lambda r: r[column]):  # stable: rid order per node
+                found.setdefault(row[0], row)
+    return list(found.values())

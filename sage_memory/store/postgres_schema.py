@@ -8,9 +8,11 @@ A database newer than this code (a version above the last one here) is refused w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sage_memory.errors import StorageError
+from sage_memory.store import postgres_postings as postings
 
 #: (version, statements). Append new versions; never edit an applied one.
 MIGRATIONS: tuple[tuple[int, str], ...] = (
@@ -104,7 +106,25 @@ CREATE TABLE suggestions (
 CREATE INDEX suggestions_by_status ON suggestions (scope_key, status);
 """,
     ),
+    (
+        2,
+        # The lexical channel moves from full-text search (ts_rank) to BM25 postings per
+        # partition (postgres_postings), scored as the SQLite store scores; names and
+        # provenance keep their insertion order (the order the SQLite store reads them in).
+        """
+DROP INDEX memories_fts;
+DROP INDEX nodes_fts;
+ALTER TABLE memories DROP COLUMN tsv, DROP COLUMN body;
+ALTER TABLE nodes DROP COLUMN tsv, DROP COLUMN body;
+ALTER TABLE node_names ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
+ALTER TABLE provenance ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
+"""
+        + postings.SCHEMA,
+    ),
 )
+
+#: Work a migration needs beyond its SQL, run in the same transaction right after it.
+_AFTER: dict[int, Callable[[Any], None]] = {2: postings.rebuild}
 
 LATEST = MIGRATIONS[-1][0]
 
@@ -129,6 +149,8 @@ def migrate(conn: Any, schema: str) -> int:
     for version, statements in MIGRATIONS:
         if version > found:
             conn.execute(statements)
+            if version in _AFTER:
+                _AFTER[version](conn)
             conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
     conn.commit()
     return found

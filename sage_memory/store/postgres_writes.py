@@ -1,4 +1,10 @@
-"""Writing to the PostgreSQL store: one transaction per ``apply``, journaled row by row."""
+"""Writing to the PostgreSQL store: one transaction per ``apply``, journaled row by row.
+
+An ``apply`` sends its statements in psycopg's pipeline mode: the rows, their names and
+provenance and the journal go out without waiting for each reply, then the lexical postings of
+every document it touched (:func:`~sage_memory.store.postgres_postings.update`). A unit of work
+of any size costs a handful of round trips instead of several per row.
+"""
 
 from __future__ import annotations
 
@@ -6,57 +12,67 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_memory.codec import dumps
+from sage_memory.store import postgres_postings as postings
 from sage_memory.store.base import name_key
-from sage_memory.store.postgres_connection import PostgresConnection, _clean, _words
+from sage_memory.store.postgres_connection import PostgresConnection, _clean
 from sage_memory.store.rows import scope_of as _scope_of
 from sage_memory.store.rows import vector_blob as _blob
 from sage_memory.types import Change, Vector
 
+#: A written row whose rid comes back from the pipeline: (kind, scope key, text, cursor).
+_Pending = tuple[postings.Kind, str, str | None, Any]
+
 
 class PostgresWrites(PostgresConnection):
-    """``apply``: rows (their ``tsvector`` follows ``body``), names, provenance, journal."""
+    """``apply``: rows, names, provenance, journal, then the rows' lexical postings."""
 
     def apply(self, changes: Sequence[Change], vectors: Mapping[str, Vector] | None = None) -> None:
         vectors = vectors or {}
         with self._tx() as db:
-            for ch in changes:
-                if ch.entity == "memory":
-                    self._write_memory(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
-                elif ch.entity == "node":
-                    self._write_node(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
-                else:
-                    self._write_edge(db, ch.entity_id, ch.after)
-                db.execute(
-                    "INSERT INTO journal (id, batch_id, scope_key, entity, entity_id, op, before,"
-                    " after, at, actor, reason) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                    (
-                        ch.id,
-                        ch.batch_id,
-                        ch.scope_key,
-                        ch.entity,
-                        ch.entity_id,
-                        ch.op,
-                        None if ch.before is None else dumps(ch.before),
-                        None if ch.after is None else dumps(ch.after),
-                        ch.at.isoformat(),
-                        _clean(ch.actor),
-                        _clean(ch.reason),
-                    ),
-                )
+            pending: list[_Pending] = []
+            with db.pipeline():
+                for ch in changes:
+                    vec = vectors.get(ch.entity_id)
+                    if ch.entity == "memory":
+                        pending += self._write_memory(db, ch.entity_id, ch.after, vec)
+                    elif ch.entity == "node":
+                        pending += self._write_node(db, ch.entity_id, ch.after, vec)
+                    else:
+                        self._write_edge(db, ch.entity_id, ch.after)
+                with db.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO journal (id, batch_id, scope_key, entity, entity_id, op,"
+                        " before, after, at, actor, reason)"
+                        " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                        [_journal_row(ch) for ch in changes],
+                    )
+            docs: list[postings.Doc] = []
+            for kind, scope_key, text, cur in pending:
+                row = cur.fetchone()
+                if row is not None:
+                    docs.append((kind, int(row[0]), scope_key, text))
+            with db.pipeline():
+                postings.update(db, docs)
 
     def _write_memory(
         self, db: Any, mid: str, after: Mapping[str, Any] | None, vec: Vector | None
-    ) -> None:
+    ) -> list[_Pending]:
         if after is None:
-            db.execute("DELETE FROM memories WHERE id = %s", (mid,))
-            return
+            return [
+                (
+                    "m",
+                    "",
+                    None,
+                    db.execute("DELETE FROM memories WHERE id = %s RETURNING rid", (mid,)),
+                )
+            ]
         scope = _scope_of(after)
-        db.execute(
-            "INSERT INTO memories (id, scope_key, run_id, ts, created_at, archived, data, body)"
+        cur = db.execute(
+            "INSERT INTO memories (id, scope_key, run_id, ts, created_at, archived, data, vec)"
             " VALUES (%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (id) DO UPDATE SET"
             " scope_key = EXCLUDED.scope_key, run_id = EXCLUDED.run_id, ts = EXCLUDED.ts,"
             " created_at = EXCLUDED.created_at, archived = EXCLUDED.archived,"
-            " data = EXCLUDED.data, body = EXCLUDED.body",
+            " data = EXCLUDED.data, vec = COALESCE(EXCLUDED.vec, memories.vec) RETURNING rid",
             (
                 mid,
                 scope.key,
@@ -65,40 +81,35 @@ class PostgresWrites(PostgresConnection):
                 after["created_at"],
                 bool(after.get("archived")),
                 dumps(after),
-                _words(after["text"]),
+                None if vec is None else _blob(vec),
             ),
         )
-        if vec is not None:
-            db.execute("UPDATE memories SET vec = %s WHERE id = %s", (_blob(vec), mid))
+        return [("m", scope.key, after["text"], cur)]
 
     def _write_node(
         self, db: Any, nid: str, after: Mapping[str, Any] | None, vec: Vector | None
-    ) -> None:
+    ) -> list[_Pending]:
         db.execute("DELETE FROM node_names WHERE node_id = %s", (nid,))
         db.execute("DELETE FROM provenance WHERE entity_id = %s", (nid,))
         if after is None:
-            db.execute("DELETE FROM nodes WHERE id = %s", (nid,))
-            return
+            return [
+                ("n", "", None, db.execute("DELETE FROM nodes WHERE id = %s RETURNING rid", (nid,)))
+            ]
         scope_key = _scope_of(after).key
-        body = " ".join([after["name"], *after.get("aliases", ()), after.get("summary", "")])
-        db.execute(
-            "INSERT INTO nodes (id, scope_key, data, body) VALUES (%s,%s,%s,%s)"
+        cur = db.execute(
+            "INSERT INTO nodes (id, scope_key, data, vec) VALUES (%s,%s,%s,%s)"
             " ON CONFLICT (id) DO UPDATE SET scope_key = EXCLUDED.scope_key,"
-            " data = EXCLUDED.data, body = EXCLUDED.body",
-            (nid, scope_key, dumps(after), _words(body)),
+            " data = EXCLUDED.data, vec = COALESCE(EXCLUDED.vec, nodes.vec) RETURNING rid",
+            (nid, scope_key, dumps(after), None if vec is None else _blob(vec)),
         )
-        if vec is not None:
-            db.execute("UPDATE nodes SET vec = %s WHERE id = %s", (_blob(vec), nid))
-        names = {name_key(after["name"]), *(name_key(a) for a in after.get("aliases", ()))}
-        with db.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO node_names (scope_key, key, node_id) VALUES (%s,%s,%s)",
-                [(scope_key, _clean(k), nid) for k in names if k],
-            )
-            cur.executemany(
-                "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (%s,%s,%s)",
-                [(m, "node", nid) for m in after.get("memory_ids", ())],
-            )
+        names = sorted({name_key(after["name"]), *(name_key(a) for a in after.get("aliases", ()))})
+        db.execute(
+            "INSERT INTO node_names (scope_key, key, node_id)"
+            " SELECT %s, k, %s FROM unnest(%s::text[]) AS k",
+            (scope_key, nid, [_clean(k) for k in names if k]),
+        )
+        _provenance(db, "node", nid, after)
+        return [("n", scope_key, postings.node_text(dict(after)), cur)]
 
     def _write_edge(self, db: Any, eid: str, after: Mapping[str, Any] | None) -> None:
         db.execute("DELETE FROM provenance WHERE entity_id = %s", (eid,))
@@ -119,8 +130,31 @@ class PostgresWrites(PostgresConnection):
                 dumps(after),
             ),
         )
-        with db.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (%s,%s,%s)",
-                [(m, "edge", eid) for m in after.get("memory_ids", ())],
-            )
+        _provenance(db, "edge", eid, after)
+
+
+def _provenance(db: Any, entity: str, entity_id: str, after: Mapping[str, Any]) -> None:
+    """One statement for the memories a node or edge came from."""
+    memory_ids = list(after.get("memory_ids", ()))
+    if memory_ids:
+        db.execute(
+            "INSERT INTO provenance (memory_id, entity, entity_id)"
+            " SELECT m, %s, %s FROM unnest(%s::text[]) AS m",
+            (entity, entity_id, memory_ids),
+        )
+
+
+def _journal_row(ch: Change) -> tuple[Any, ...]:
+    return (
+        ch.id,
+        ch.batch_id,
+        ch.scope_key,
+        ch.entity,
+        ch.entity_id,
+        ch.op,
+        None if ch.before is None else dumps(ch.before),
+        None if ch.after is None else dumps(ch.after),
+        ch.at.isoformat(),
+        _clean(ch.actor),
+        _clean(ch.reason),
+    )

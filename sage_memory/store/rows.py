@@ -43,8 +43,18 @@ def vector_blob(vector: Vector) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
-def journal_entry(row: Sequence[Any]) -> tuple[int, Change]:
-    """(sequence number, change) from a row of :data:`JOURNAL_COLUMNS`."""
+def journal_entry(
+    row: Sequence[Any],
+    images: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None,
+) -> tuple[int, Change]:
+    """(sequence number, change) from a row of :data:`JOURNAL_COLUMNS` whose images are JSON,
+    or with its (before, after) ``images`` decoded already (the SQLite journal stores deltas)."""
+    if images is None:
+        images = (
+            None if row[7] is None else json.loads(row[7]),
+            None if row[8] is None else json.loads(row[8]),
+        )
+    before, after = images
     change = Change(
         id=row[1],
         batch_id=row[2],
@@ -52,8 +62,8 @@ def journal_entry(row: Sequence[Any]) -> tuple[int, Change]:
         entity=row[4],
         entity_id=row[5],
         op=row[6],
-        before=None if row[7] is None else json.loads(row[7]),
-        after=None if row[8] is None else json.loads(row[8]),
+        before=before,
+        after=after,
         at=datetime.fromisoformat(row[9]),
         actor=row[10],
         reason=row[11],

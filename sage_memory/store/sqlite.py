@@ -23,12 +23,13 @@ from pathlib import Path
 
 from sage_memory.errors import StorageError
 from sage_memory.store import sqlite_postings as postings
+from sage_memory.store.sqlite_connection import DecodedRows
 from sage_memory.store.sqlite_evolver import SQLiteEvolverState
 from sage_memory.store.sqlite_journal import SQLiteJournal
 from sage_memory.store.sqlite_lexical import SQLiteLexical, fts_query
 from sage_memory.store.sqlite_reads import SQLiteReads
+from sage_memory.store.sqlite_schema import PAGE_SIZE, SCHEMA_VERSION, VECTORS_META
 from sage_memory.store.sqlite_schema import SCHEMA as _SCHEMA
-from sage_memory.store.sqlite_schema import SCHEMA_VERSION
 from sage_memory.store.sqlite_writes import SQLiteWrites
 
 
@@ -59,6 +60,7 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file only
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._db.execute("PRAGMA foreign_keys=OFF")
@@ -75,6 +77,7 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             ) from exc
         self._lock = threading.RLock()
         self._closed = False
+        self._decoded = DecodedRows()
         version = self.get_meta("schema_version")
         if version is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
@@ -84,6 +87,7 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
                 f"{SCHEMA_VERSION}. Export it with the version that wrote it and load it here."
             )
         self._upgrade_lexical()
+        self._upgrade_vectors()
         self.erase_if_pending()  # a deferred erase that a crash interrupted
 
     def _upgrade_lexical(self) -> None:
@@ -96,6 +100,26 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             for table in ("memories_fts", "nodes_fts"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             postings.rebuild(db)
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET value = excluded.value",
+                (key, value),
+            )
+
+    def _upgrade_vectors(self) -> None:
+        """Stores of older versions kept each vector in its row: move them to their tables."""
+        key, value = VECTORS_META
+        if self.get_meta(key) == value:
+            return
+        with self._tx() as db:
+            for table, vectors in (("memories", "memory_vectors"), ("nodes", "node_vectors")):
+                columns = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+                if "vec" in columns:
+                    db.execute(
+                        f"INSERT OR REPLACE INTO {vectors} (rid, vec)"
+                        f" SELECT rid, vec FROM {table} WHERE vec IS NOT NULL"
+                    )
+                    db.execute(f"UPDATE {table} SET vec = NULL WHERE vec IS NOT NULL")
             db.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
                 " SET value = excluded.value",

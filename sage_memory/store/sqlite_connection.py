@@ -28,6 +28,9 @@ class SQLiteConnection:
     _db: sqlite3.Connection
     _lock: threading.RLock
     _closed: bool
+    #: Records decoded from rows, kept until a write changes them; None on a read-only
+    #: handle (another process writes the rows it would keep).
+    _decoded: DecodedRows | None = None
 
     def _check_open(self) -> None:
         # Called under the lock: a thread still reading when another closes the store gets a
@@ -63,6 +66,31 @@ class SQLiteConnection:
         if scope.run_id is not None and scope.partition.run_id is None:
             return " AND run_id = ?", (scope.run_id,)
         return "", ()
+
+
+class DecodedRows:
+    """Decoded records by (table, id), bounded: the oldest half goes when it is full.
+
+    Only the store's own writes change its rows (one writer owns a folder), and ``apply``
+    drops what it changes under the same lock the readers fill it under. Records are frozen;
+    their ``attributes`` / ``metadata`` dicts are shared between the callers that read them.
+    """
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self._items: dict[tuple[str, str], Any] = {}
+        self._limit = limit
+
+    def get(self, key: tuple[str, str]) -> Any:
+        return self._items.get(key)
+
+    def put(self, key: tuple[str, str], record: Any) -> None:
+        if len(self._items) >= self._limit:
+            for old in list(self._items)[: self._limit // 2]:
+                del self._items[old]
+        self._items[key] = record
+
+    def drop(self, key: tuple[str, str]) -> None:
+        self._items.pop(key, None)
 
 
 def chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:

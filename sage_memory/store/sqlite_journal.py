@@ -6,7 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sage_memory.codec import dumps
+from sage_memory.errors import StorageError
+from sage_memory.store import journal_delta as delta
+from sage_memory.store.journal_delta import Image
 from sage_memory.store.rows import JOURNAL_COLUMNS, journal_entry, utf8_only
 from sage_memory.store.rows import scope_of as _scope_of
 from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
@@ -39,7 +41,60 @@ class SQLiteJournal(SQLiteConnection):
             params.append(batch_id)
         sql += " ORDER BY seq LIMIT ?"
         params.append(-1 if limit is None else limit)
-        return [journal_entry(r) for r in self._rows(sql, params)]
+        with self._lock:
+            rows = self._rows(sql, params)
+            # Rows of one batch (or scope) need not be all of their rows' changes in that range
+            # (the others are read to decode them); the other filters keep them contiguous.
+            images = self._decode(rows, contiguous=batch_id is None and scope is None)
+        return [journal_entry(r, images[r[0]]) for r in rows]
+
+    def _decode(
+        self, rows: Sequence[Sequence[Any]], *, contiguous: bool
+    ) -> dict[int, tuple[Image | None, Image | None]]:
+        """(before, after) of each journal row (``JOURNAL_COLUMNS``), by sequence number: the
+        deltas of :mod:`~sage_memory.store.journal_delta` applied along each row's history."""
+        by_entity: dict[str, list[Sequence[Any]]] = {}
+        for r in rows:
+            by_entity.setdefault(r[5], []).append(r)
+        out: dict[int, tuple[Image | None, Image | None]] = {}
+        for entity_id, mine in by_entity.items():
+            first, last = mine[0], mine[-1]
+            entity = first[4]
+            chain: list[Sequence[Any]] = []
+            if first[7] is not None and first[7].startswith("="):
+                back = self._db.execute(
+                    "SELECT seq, before, after FROM journal WHERE entity_id = ? AND seq < ?"
+                    " ORDER BY seq DESC LIMIT ?",
+                    (entity_id, first[0], int(first[7][1:])),
+                ).fetchall()
+                chain += reversed(back)
+            given = [(r[0], r[7], r[8]) for r in mine]
+            # A filter may leave out some of a row's changes in between (a batch's, or a row
+            # whose scope changed): then read them too.
+            if len(given) == 1 or (contiguous and delta.linked(given)):
+                chain += given
+            else:
+                chain += self._db.execute(
+                    "SELECT seq, before, after FROM journal WHERE entity_id = ?"
+                    " AND seq BETWEEN ? AND ? ORDER BY seq",
+                    (entity_id, first[0], last[0]),
+                ).fetchall()
+            wanted = {r[0] for r in mine}
+            state: Image | None = None
+            try:
+                for seq, before_col, after_col in chain:
+                    before, state = delta.step(entity, state, before_col, after_col)
+                    if seq in wanted:
+                        out[seq] = (delta.fresh(before), delta.fresh(state))
+            except ValueError as exc:
+                raise StorageError(
+                    f"the journal of {entity_id} is damaged at change {seq} ({exc}); restore a "
+                    "backup, or export what the store still reads"
+                ) from exc
+        return out
+
+    def journal_seq(self) -> int:
+        return int(self._rows("SELECT COALESCE(max(seq), 0) FROM journal")[0][0])
 
     def purge_journal(self, entity_ids: Sequence[str]) -> int:
         total = 0
@@ -52,16 +107,28 @@ class SQLiteJournal(SQLiteConnection):
         return total
 
     def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
-        rows = [
-            (
-                None if ch.before is None else dumps(ch.before),
-                None if ch.after is None else dumps(ch.after),
-                seq,
-            )
-            for seq, ch in entries
-        ]
+        fixes: dict[str, dict[int, Change]] = {}
+        for seq, ch in entries:
+            fixes.setdefault(ch.entity_id, {})[seq] = ch
         with utf8_only(), self._tx() as db:
-            db.executemany("UPDATE journal SET before = ?, after = ? WHERE seq = ?", rows)
+            for entity_id, mine in fixes.items():
+                # Each image is stored against its neighbours: decode the row's whole history,
+                # put the new images in, and encode it again.
+                chain = db.execute(
+                    "SELECT seq, before, after FROM journal WHERE entity_id = ? ORDER BY seq",
+                    (entity_id,),
+                ).fetchall()
+                entity = next(iter(mine.values())).entity
+                state: Image | None = None
+                link: delta.Link | None = None
+                rows = []
+                for seq, before_col, after_col in chain:
+                    before, state = delta.step(entity, state, before_col, after_col)
+                    fix = mine.get(seq)
+                    images = (before, state) if fix is None else (fix.before, fix.after)
+                    new_before, new_after, link = delta.encode(entity, *images, link)
+                    rows.append((new_before, new_after, seq))
+                db.executemany("UPDATE journal SET before = ?, after = ? WHERE seq = ?", rows)
 
     def erase_deleted(self) -> None:
         """Rewrite the database file (VACUUM) so that no byte of deleted rows remains.

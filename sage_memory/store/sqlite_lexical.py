@@ -26,6 +26,10 @@ def fts_query(text: str) -> str | None:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words[:64])
 
 
+#: The table of each kind of row's vectors (by the row's rid).
+_VECTORS = {"memories": "memory_vectors", "nodes": "node_vectors"}
+
+
 class SQLiteLexical(SQLiteConnection):
     """``search_text`` over the per-partition postings; ``get_vectors`` and ``vector_ids``."""
 
@@ -42,11 +46,13 @@ class SQLiteLexical(SQLiteConnection):
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
-        for table in ("memories", "nodes"):
+        for table, vectors in _VECTORS.items():
             for chunk in chunks(ids):
                 marks = ",".join("?" * len(chunk))
                 rows = self._rows(
-                    f"SELECT id, vec FROM {table} WHERE id IN ({marks}) AND vec IS NOT NULL", chunk
+                    f"SELECT t.id, v.vec FROM {table} t JOIN {vectors} v ON v.rid = t.rid"
+                    f" WHERE t.id IN ({marks})",
+                    chunk,
                 )
                 out.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in rows)
         return out
@@ -54,6 +60,8 @@ class SQLiteLexical(SQLiteConnection):
     def vector_ids(self, scope: Scope, entity: TextEntity) -> set[str]:
         table = "memories" if entity == "memory" else "nodes"
         rows = self._rows(
-            f"SELECT id FROM {table} WHERE scope_key = ? AND vec IS NOT NULL", (scope.key,)
+            f"SELECT t.id FROM {table} t JOIN {_VECTORS[table]} v ON v.rid = t.rid"
+            " WHERE t.scope_key = ?",
+            (scope.key,),
         )
         return {r[0] for r in rows}

@@ -31,17 +31,11 @@ class SQLiteReads(SQLiteConnection):
     def get_memories(self, scope: Scope, ids: Sequence[str]) -> list[Memory]:
         if not ids:
             return []
-        run_sql, run_params = self._run_filter(scope)
-        out: dict[str, Memory] = {}
-        for chunk in chunks(ids):
-            marks = ",".join("?" * len(chunk))
-            rows = self._rows(
-                # "+scope_key" keeps SQLite on the id index (see edges_of)
-                f"SELECT id, data FROM memories WHERE +scope_key = ? AND id IN ({marks}){run_sql}",
-                (scope.key, *chunk, *run_params),
-            )
-            out.update((r[0], from_dict(Memory, json.loads(r[1]))) for r in rows)
-        return [out[i] for i in ids if i in out]
+        run_id = scope.run_id if self._run_filter(scope)[0] else None
+        found = self._records_of(Memory, "memories", scope, ids)
+        if run_id is not None:
+            found = {k: m for k, m in found.items() if m.scope.run_id == run_id}
+        return [found[i] for i in ids if i in found]
 
     def find_memory(self, memory_id: str) -> Memory | None:
         rows = self._rows("SELECT data FROM memories WHERE id = ?", (memory_id,))
@@ -83,16 +77,35 @@ class SQLiteReads(SQLiteConnection):
         return self._get(Edge, "edges", scope, ids)
 
     def _get(self, cls: Any, table: str, scope: Scope, ids: Sequence[str]) -> list[Any]:
-        out: dict[str, Any] = {}
-        for chunk in chunks(ids):
-            marks = ",".join("?" * len(chunk))
-            rows = self._rows(
-                # "+scope_key": from five ids on, SQLite would scan the partition by scope
-                f"SELECT id, data FROM {table} WHERE +scope_key = ? AND id IN ({marks})",
-                (scope.key, *chunk),
-            )
-            out.update((r[0], from_dict(cls, json.loads(r[1]))) for r in rows)
-        return [out[i] for i in dict.fromkeys(ids) if i in out]
+        found = self._records_of(cls, table, scope, ids)
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def _records_of(self, cls: Any, table: str, scope: Scope, ids: Sequence[str]) -> dict[str, Any]:
+        """The decoded records of ``ids`` in ``scope``'s partition key, from the cache of
+        decoded rows where it has them (a search reads the same hub edges and memories again
+        and again; decoding JSON into records was a third of its store time)."""
+        with self._lock:
+            cache = self._decoded
+            out: dict[str, Any] = {}
+            missing: list[str] = []
+            for i in dict.fromkeys(ids):
+                rec = cache.get((table, i)) if cache is not None else None
+                if rec is None:
+                    missing.append(i)
+                elif rec.scope.key == scope.key:
+                    out[i] = rec
+            for chunk in chunks(missing):
+                marks = ",".join("?" * len(chunk))
+                rows = self._rows(
+                    # "+scope_key": from five ids on, SQLite would scan the partition by scope
+                    f"SELECT id, data FROM {table} WHERE +scope_key = ? AND id IN ({marks})",
+                    (scope.key, *chunk),
+                )
+                for rid, data in rows:
+                    out[rid] = rec = from_dict(cls, json.loads(data))
+                    if cache is not None:
+                        cache.put((table, rid), rec)
+            return out
 
     def find_nodes(self, scope: Scope, names: Sequence[str]) -> list[Node]:
         keys = list({name_key(n) for n in names if n.strip()})
@@ -141,22 +154,22 @@ class SQLiteReads(SQLiteConnection):
         if relations:
             rel_sql = f" AND relation IN ({','.join('?' * len(relations))})"
             rel_params = tuple(relations)
-        found: dict[str, Edge] = {}
+        ids: dict[str, None] = {}
         columns = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
-        for column in columns[direction]:
-            for chunk in chunks(node_ids):
-                marks = ",".join("?" * len(chunk))
-                # "+scope_key": without it SQLite picks the scope index and scans the whole
-                # partition's edges for every call; the endpoint index is the selective one.
-                rows = self._rows(
-                    f"SELECT id, data FROM edges WHERE {column} IN ({marks}) AND +scope_key = ?"
-                    f"{rel_sql}",
-                    (*chunk, scope.key, *rel_params),
-                )
-                for eid, data in rows:
-                    if eid not in found:
-                        found[eid] = from_dict(Edge, json.loads(data))
-        return list(found.values())
+        with self._lock:
+            for column in columns[direction]:
+                for chunk in chunks(node_ids):
+                    marks = ",".join("?" * len(chunk))
+                    # "+scope_key": without it SQLite picks the scope index and scans the whole
+                    # partition's edges for every call; the endpoint index is the selective one.
+                    rows = self._rows(
+                        f"SELECT id FROM edges WHERE {column} IN ({marks}) AND +scope_key = ?"
+                        f"{rel_sql}",
+                        (*chunk, scope.key, *rel_params),
+                    )
+                    ids.update((r[0], None) for r in rows)
+            found = self._records_of(Edge, "edges", scope, list(ids))
+        return [found[i] for i in ids if i in found]
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
         rows = self._rows(

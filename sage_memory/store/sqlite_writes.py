@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_memory.codec import dumps
+from sage_memory.store import journal_delta as delta
 from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.base import name_key
 from sage_memory.store.rows import scope_of as _scope_of
@@ -14,6 +15,18 @@ from sage_memory.store.rows import utf8_only
 from sage_memory.store.rows import vector_blob as _blob
 from sage_memory.store.sqlite_connection import SQLiteConnection
 from sage_memory.types import Change, Vector
+
+_TABLES = {"memory": "memories", "node": "nodes", "edge": "edges"}
+
+
+def _last_link(db: sqlite3.Connection, ch: Change) -> delta.Link | None:
+    """The link of the row's previous journaled change (this transaction's included)."""
+    row = db.execute(
+        "SELECT substr(before, 1, 12), substr(after, 1, 17) FROM journal WHERE entity_id = ?"
+        " ORDER BY seq DESC LIMIT 1",
+        (ch.entity_id,),
+    ).fetchone()
+    return None if row is None else delta.Link.from_columns(row[0], row[1])
 
 
 class SQLiteWrites(SQLiteConnection):
@@ -23,12 +36,20 @@ class SQLiteWrites(SQLiteConnection):
         vectors = vectors or {}
         with utf8_only(), self._tx() as db:
             for ch in changes:
+                if self._decoded is not None:
+                    self._decoded.drop((_TABLES[ch.entity], ch.entity_id))
+                data = None if ch.after is None else dumps(ch.after)
                 if ch.entity == "memory":
-                    self._write_memory(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
+                    # A memory's row leaves out its default fields (readers fill them in).
+                    row = None if ch.after is None else dumps(delta.compact("memory", ch.after))
+                    self._write_memory(db, ch.entity_id, ch.after, row, vectors.get(ch.entity_id))
                 elif ch.entity == "node":
-                    self._write_node(db, ch.entity_id, ch.after, vectors.get(ch.entity_id))
+                    self._write_node(db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id))
                 else:
-                    self._write_edge(db, ch.entity_id, ch.after)
+                    self._write_edge(db, ch.entity_id, ch.after, data)
+                before, after, _ = delta.encode(
+                    ch.entity, ch.before, ch.after, _last_link(db, ch), data
+                )
                 db.execute(
                     "INSERT INTO journal (id, batch_id, scope_key, entity, entity_id, op, before,"
                     " after, at, actor, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -39,8 +60,8 @@ class SQLiteWrites(SQLiteConnection):
                         ch.entity,
                         ch.entity_id,
                         ch.op,
-                        None if ch.before is None else dumps(ch.before),
-                        None if ch.after is None else dumps(ch.after),
+                        before,
+                        after,
                         ch.at.isoformat(),
                         ch.actor,
                         ch.reason,
@@ -52,12 +73,14 @@ class SQLiteWrites(SQLiteConnection):
         db: sqlite3.Connection,
         mid: str,
         after: Mapping[str, Any] | None,
+        data: str | None,
         vec: Vector | None,
     ) -> None:
         row = db.execute("SELECT rid FROM memories WHERE id = ?", (mid,)).fetchone()
         if after is None:
             if row:
                 db.execute("DELETE FROM memories WHERE rid = ?", (row[0],))
+                db.execute("DELETE FROM memory_vectors WHERE rid = ?", (row[0],))
                 postings.unindex(db, "m", row[0])
             return
         scope = _scope_of(after)
@@ -67,7 +90,7 @@ class SQLiteWrites(SQLiteConnection):
             after["timestamp"],
             after["created_at"],
             int(bool(after.get("archived"))),
-            dumps(after),
+            data,
         )
         if row:
             rid = row[0]
@@ -84,7 +107,9 @@ class SQLiteWrites(SQLiteConnection):
             )
             rid = cur.lastrowid
         if vec is not None:
-            db.execute("UPDATE memories SET vec = ? WHERE rid = ?", (_blob(vec), rid))
+            db.execute(
+                "INSERT OR REPLACE INTO memory_vectors (rid, vec) VALUES (?, ?)", (rid, _blob(vec))
+            )
         postings.index(db, "m", rid, scope.key, after["text"])
 
     def _write_node(
@@ -92,6 +117,7 @@ class SQLiteWrites(SQLiteConnection):
         db: sqlite3.Connection,
         nid: str,
         after: Mapping[str, Any] | None,
+        data: str | None,
         vec: Vector | None,
     ) -> None:
         row = db.execute("SELECT rid FROM nodes WHERE id = ?", (nid,)).fetchone()
@@ -102,21 +128,22 @@ class SQLiteWrites(SQLiteConnection):
         if after is None:
             if row:
                 db.execute("DELETE FROM nodes WHERE rid = ?", (row[0],))
+                db.execute("DELETE FROM node_vectors WHERE rid = ?", (row[0],))
             return
         scope_key = _scope_of(after).key
         if row:
             rid = row[0]
-            db.execute(
-                "UPDATE nodes SET scope_key=?, data=? WHERE rid=?", (scope_key, dumps(after), rid)
-            )
+            db.execute("UPDATE nodes SET scope_key=?, data=? WHERE rid=?", (scope_key, data, rid))
         else:
             cur = db.execute(
                 "INSERT INTO nodes (id, scope_key, data) VALUES (?,?,?)",
-                (nid, scope_key, dumps(after)),
+                (nid, scope_key, data),
             )
             rid = cur.lastrowid
         if vec is not None:
-            db.execute("UPDATE nodes SET vec = ? WHERE rid = ?", (_blob(vec), rid))
+            db.execute(
+                "INSERT OR REPLACE INTO node_vectors (rid, vec) VALUES (?, ?)", (rid, _blob(vec))
+            )
         names = {name_key(after["name"]), *(name_key(a) for a in after.get("aliases", ()))}
         db.executemany(
             "INSERT INTO node_names (scope_key, key, node_id) VALUES (?,?,?)",
@@ -129,7 +156,7 @@ class SQLiteWrites(SQLiteConnection):
         )
 
     def _write_edge(
-        self, db: sqlite3.Connection, eid: str, after: Mapping[str, Any] | None
+        self, db: sqlite3.Connection, eid: str, after: Mapping[str, Any] | None, data: str | None
     ) -> None:
         db.execute("DELETE FROM provenance WHERE entity_id = ?", (eid,))
         if after is None:
@@ -146,7 +173,7 @@ class SQLiteWrites(SQLiteConnection):
                 after["source_id"],
                 after["target_id"],
                 after["relation"],
-                dumps(after),
+                data,
             ),
         )
         db.executemany(

@@ -10,6 +10,7 @@ import sys
 import textwrap
 import uuid
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -121,6 +122,23 @@ def test_cli_db_flag_and_env(url: str) -> None:
         check=True,
     )
     assert json.loads(found.stdout)["memories"][0]["id"] == mid
+
+
+def test_cli_load_into_the_server(url: str, tmp_path: Path) -> None:
+    source = SageMemory(None, embedder="hashing")
+    source.add("Carol lives in Lima", user_id="carol")
+    source.export(tmp_path / "all.jsonl", user_id="carol")
+    source.close()
+    cli = [sys.executable, "-m", "sage_memory.cli", "--embedder", "hashing"]
+    loaded = subprocess.run(
+        [*cli, "--db", url, "load", str(tmp_path / "all.jsonl"), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(loaded.stdout)["memories"] == 1
+    with SageMemory(url=url, embedder="hashing") as mem:
+        assert mem.search("Lima", user_id="carol").memories[0].text == "Carol lives in Lima"
 
 
 MIXED = textwrap.dedent(

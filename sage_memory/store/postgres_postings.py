@@ -1,0 +1,184 @@
+"""The PostgreSQL store's lexical postings: BM25 statistics per scope partition, as in SQLite.
+
+The same design and the same scores as :mod:`sage_memory.store.sqlite_postings` (the terms of
+:func:`~sage_memory.store.lexical.terms`: our word tokens, diacritics folded, Snowball English
+stems; FTS5's term weight; :func:`~sage_memory.store.lexical.bm25` computed from the partition's
+own counts), so a scope ranks the same on both backends and another tenant's rows never move
+its scores (``ts_rank`` has no corpus statistics at all, which is why it ranked differently):
+
+- ``lexical_postings (part, term, doc, tf)``: a query reads only its partition's rows of its
+  terms (the primary key's btree);
+- ``lexical_docs (kind, doc, part, length, terms)``: each document's length and term keys;
+- ``lexical_stats (part, docs, total)``: document count and total length per partition.
+
+``doc`` is the row's ``rid``; ``term`` the 64-bit hash of the stem: no word is stored here.
+Writes are batched: :func:`update` re-indexes every document an ``apply`` touched in six
+statements, whatever their number (the caller runs them in one pipeline).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Literal
+
+import numpy as np
+
+from sage_memory.store.lexical import bm25, fts5_idf, query_term_set, term_key, terms
+from sage_memory.store.sqlite_postings import node_text, part_key
+
+__all__ = ["SCHEMA", "node_text", "rebuild", "search", "update"]
+
+Kind = Literal["m", "n"]
+#: (kind, rid, scope key, text); text None removes the document.
+Doc = tuple[Kind, int, str, str | None]
+
+SCHEMA = """
+CREATE TABLE lexical_postings (
+    part text NOT NULL, term bigint NOT NULL, doc bigint NOT NULL, tf integer NOT NULL,
+    PRIMARY KEY (part, term, doc)
+);
+CREATE TABLE lexical_docs (
+    kind text NOT NULL, doc bigint NOT NULL, part text NOT NULL, length integer NOT NULL,
+    terms bytea NOT NULL, PRIMARY KEY (kind, doc)
+);
+CREATE TABLE lexical_stats (part text PRIMARY KEY, docs bigint NOT NULL, total bigint NOT NULL);
+"""
+
+_TABLES = {"m": "memories", "n": "nodes"}
+
+
+def update(db: Any, docs: list[Doc]) -> None:
+    """Re-index (or remove) documents: their old postings and statistics out, the new in."""
+    latest: dict[tuple[Kind, int], Doc] = {(d[0], d[1]): d for d in docs}
+    if not latest:
+        return
+    keys = sorted(latest)
+    old = db.execute(
+        "SELECT d.kind, d.doc, d.part, d.length, d.terms FROM lexical_docs d"
+        " JOIN unnest(%s::text[], %s::bigint[]) AS u(kind, doc)"
+        " ON d.kind = u.kind AND d.doc = u.doc",
+        ([k for k, _ in keys], [r for _, r in keys]),
+    ).fetchall()
+    delta: dict[str, list[int]] = {}
+    gone: list[tuple[str, int, int]] = []
+    for _kind, doc, part, length, packed in old:
+        stats = delta.setdefault(part, [0, 0])
+        stats[0] -= 1
+        stats[1] -= length
+        gone += [(part, k, doc) for k in np.frombuffer(bytes(packed), dtype=np.int64).tolist()]
+    postings: list[tuple[str, int, int, int]] = []
+    new_docs: list[tuple[str, int, str, int, bytes]] = []
+    for kind, rid in keys:
+        _, _, scope_key, text = latest[(kind, rid)]
+        if text is None:
+            continue
+        part = part_key(kind, scope_key)
+        counts = Counter(term_key(t) for t in terms(text))
+        length = sum(counts.values())
+        postings += [(part, k, rid, tf) for k, tf in sorted(counts.items())]
+        packed = np.fromiter(counts, dtype=np.int64, count=len(counts)).tobytes()
+        new_docs.append((kind, rid, part, length, packed))
+        stats = delta.setdefault(part, [0, 0])
+        stats[0] += 1
+        stats[1] += length
+    if gone:
+        db.execute(
+            "DELETE FROM lexical_postings p USING unnest(%s::text[], %s::bigint[], %s::bigint[])"
+            " AS u(part, term, doc) WHERE p.part = u.part AND p.term = u.term AND p.doc = u.doc",
+            _columns(gone, 3),
+        )
+    if old:  # a document without terms has no postings, but its row and length go too
+        db.execute(
+            "DELETE FROM lexical_docs d USING unnest(%s::text[], %s::bigint[]) AS u(kind, doc)"
+            " WHERE d.kind = u.kind AND d.doc = u.doc",
+            _columns([(r[0], r[1]) for r in old], 2),
+        )
+    if postings:
+        db.execute(
+            "INSERT INTO lexical_postings (part, term, doc, tf)"
+            " SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[], %s::integer[])",
+            _columns(postings, 4),
+        )
+    if new_docs:
+        db.execute(
+            "INSERT INTO lexical_docs (kind, doc, part, length, terms) SELECT * FROM"
+            " unnest(%s::text[], %s::bigint[], %s::text[], %s::integer[], %s::bytea[])",
+            _columns(new_docs, 5),
+        )
+    # Sorted: two transactions touching the same partitions lock their rows in one order.
+    changed = sorted((p, d, t) for p, (d, t) in delta.items() if d or t)
+    if changed:
+        db.execute(
+            "INSERT INTO lexical_stats (part, docs, total)"
+            " SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[])"
+            " ON CONFLICT (part) DO UPDATE SET docs = lexical_stats.docs + EXCLUDED.docs,"
+            " total = lexical_stats.total + EXCLUDED.total",
+            _columns(changed, 3),
+        )
+        db.execute(
+            "DELETE FROM lexical_stats WHERE part = ANY(%s) AND docs <= 0",
+            ([p for p, _, _ in changed],),
+        )
+
+
+def _columns(rows: list[Any], width: int) -> list[list[Any]]:
+    """Rows as one list per column (each becomes an array parameter of ``unnest``)."""
+    return [[r[i] for r in rows] for i in range(width)] if rows else [[] for _ in range(width)]
+
+
+def search(
+    db: Any, kind: Kind, scope_key: str, query: str, limit: int, run_id: str | None = None
+) -> list[tuple[str, float]]:
+    """(id, BM25 score) best first from the partition's own statistics, ties by id, as
+    :func:`sage_memory.store.sqlite_postings.search`; ``run_id`` keeps one run's memories."""
+    wanted = {term_key(t): t for t in query_term_set(query)}
+    if not wanted or limit <= 0:
+        return []
+    part = part_key(kind, scope_key)
+    table = _TABLES[kind]
+    run_sql = " AND t.run_id = %s" if run_id is not None else ""
+    # One round trip: the partition's statistics, and its postings of the query's terms.
+    rows = db.execute(
+        f"SELECT s.docs, s.total, x.term, x.tf, x.length, x.id, x.keep FROM lexical_stats s"
+        f" LEFT JOIN (SELECT p.part, p.term, p.tf, d.length, t.id,"
+        f" (true{run_sql}) AS keep FROM lexical_postings p"
+        f" JOIN lexical_docs d ON d.kind = %s AND d.doc = p.doc"
+        f" JOIN {table} t ON t.rid = p.doc"
+        f" WHERE p.part = %s AND p.term = ANY(%s)) x ON x.part = s.part WHERE s.part = %s",
+        (*([run_id] if run_id is not None else []), kind, part, list(wanted), part),
+    ).fetchall()
+    if not rows:
+        return []
+    docs, total = int(rows[0][0]), int(rows[0][1])
+    found: dict[str, dict[str, int]] = {}
+    lengths: dict[str, int] = {}
+    kept: set[str] = set()
+    for _, _, key, tf, length, doc_id, keep in rows:
+        if key is None:
+            continue
+        found.setdefault(wanted[key], {})[doc_id] = tf
+        lengths[doc_id] = length
+        if keep:
+            kept.add(doc_id)
+    scores = bm25(list(wanted.values()), found, lengths, docs, total, fts5_idf)
+    best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    if run_id is not None:
+        best = [hit for hit in best if hit[0] in kept]
+    return best[:limit]
+
+
+def rebuild(db: Any) -> None:
+    """Index every memory and node (a schema written before the postings existed)."""
+    for table in ("lexical_postings", "lexical_docs", "lexical_stats"):
+        db.execute(f"DELETE FROM {table}")
+    docs: list[Doc] = [
+        ("m", rid, scope_key, json.loads(data)["text"])
+        for rid, scope_key, data in db.execute("SELECT rid, scope_key, data FROM memories")
+    ]
+    docs += [
+        ("n", rid, scope_key, node_text(json.loads(data)))
+        for rid, scope_key, data in db.execute("SELECT rid, scope_key, data FROM nodes")
+    ]
+    for start in range(0, len(docs), 2000):
+        update(db, docs[start : start + 2000])

@@ -1,0 +1,142 @@
+"""The SQLite journal stores deltas and gives back exactly the whole images."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sage_memory.codec import dumps, to_dict
+from sage_memory.store import journal_delta as delta
+from sage_memory.store.sqlite import SQLiteGraphStore
+from sage_memory.types import Change, Node, Scope, new_id
+
+_AT = datetime(2026, 1, 1, tzinfo=UTC)
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-2, 2) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=8,
+)
+_images = st.dictionaries(st.sampled_from("abcdef"), _json | st.lists(st.text(max_size=3)))
+
+
+def _canon(image: dict[str, Any]) -> Any:
+    return json.loads(dumps(image))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_images, _images)
+def test_patch_of_diff_is_the_after_image(before: dict[str, Any], after: dict[str, Any]) -> None:
+    canon_before = _canon(before)
+    got = delta.patch(canon_before, json.loads(dumps(delta.diff(canon_before, after))))
+    assert dumps(got) == dumps(after)
+    assert list(got) == list(_canon(after))  # the key order of json.loads too
+
+
+def test_whole_images_leave_out_defaults_and_read_back_complete() -> None:
+    image = _node("n1", [])
+    stored = delta.compact("node", image)
+    assert "memory_ids" not in stored and "access_count" not in stored
+    assert delta.complete("node", json.loads(dumps(stored))) == image
+
+
+def test_numbers_of_equal_value_but_other_json_are_kept() -> None:
+    before, after = {"x": 1, "y": True}, {"x": 1.0, "y": 1}
+    got = delta.patch(before, json.loads(dumps(delta.diff(before, after))))
+    assert dumps(got) == dumps(after)
+
+
+def _node(nid: str, mentions: list[str], name: str = "Alice") -> dict[str, Any]:
+    """A node's image as the engine journals it (``to_dict``), as JSON gives it back."""
+    node = Node(
+        id=nid,
+        scope=Scope(user_id="u"),
+        name=name,
+        memory_ids=tuple(mentions),
+        attributes={"n": len(mentions)},
+        created_at=_AT,
+        updated_at=_AT,
+    )
+    return _canon(to_dict(node))
+
+
+def _change(nid: str, before: Any, after: Any) -> Change:
+    op = "insert" if before is None else "delete" if after is None else "update"
+    return Change(
+        id=new_id(),
+        batch_id=new_id(),
+        scope_key=Scope(user_id="u").key,
+        entity="node",
+        entity_id=nid,
+        op=op,  # type: ignore[arg-type]
+        before=before,
+        after=after,
+        at=_AT,
+        actor="test",
+        reason="test",
+    )
+
+
+def test_a_popular_rows_history_grows_linearly_and_reads_back_whole(tmp_path: Path) -> None:
+    store = SQLiteGraphStore(tmp_path / "s.db")
+    nid = new_id()
+    images: list[dict[str, Any] | None] = [None]
+    mentions: list[str] = []
+    for i in range(600):
+        mentions = [*mentions, new_id()]
+        if i % 97 == 50:  # a forgotten mention: an item removed from the list
+            mentions = mentions[1:]
+        images.append(_node(nid, mentions))
+        store.apply([_change(nid, images[-2], images[-1])])
+    store.apply([_change(nid, images[-1], None)])
+    images.append(None)
+    entries = store.journal(entity_id=nid)
+    assert [(c.before, c.after) for _, c in entries] == list(itertools.pairwise(images))
+    # Any page, any batch, decodes the same as the whole history.
+    for start in (0, entries[17][0], entries[400][0]):
+        page = store.journal(after_seq=start, limit=50)
+        assert [c for _, c in page] == [c for s, c in entries if s > start][:50]
+    seq, change = entries[333]
+    assert store.journal(batch_id=change.batch_id) == [(seq, change)]
+    assert store.journal(scope=Scope(user_id="u"), after_seq=entries[250][0]) == entries[251:]
+    db = sqlite3.connect(tmp_path / "s.db")
+    stored = db.execute("SELECT sum(length(before) + length(after)) FROM journal").fetchone()[0]
+    whole = sum(len(dumps(i)) for i in images if i is not None) * 2
+    assert stored < whole / 10  # whole images: quadratic in the mentions
+    store.close()
+
+
+def test_a_rewritten_history_stays_exact_and_unlinks_what_follows(tmp_path: Path) -> None:
+    store = SQLiteGraphStore(tmp_path / "s.db")
+    nid = new_id()
+    images: list[dict[str, Any] | None] = [None]
+    for i in range(40):
+        images.append(_node(nid, [f"m{j}" for j in range(i + 1)], name="Secret"))
+        store.apply([_change(nid, images[-2], images[-1])])
+
+    def scrub(image: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if image is None else {**image, "name": "Alice"}
+
+    entries = store.journal(entity_id=nid)
+    store.rewrite_journal(
+        [(s, _change(nid, scrub(c.before), scrub(c.after))) for s, c in entries[::3]]
+    )
+    got = [(c.before, c.after) for _, c in store.journal(entity_id=nid)]
+    want = [
+        (scrub(b), scrub(a)) if k % 3 == 0 else (b, a)
+        for k, (b, a) in enumerate(itertools.pairwise(images))
+    ]
+    assert got == want
+    # The next change starts from the row as it is (not as the rewritten journal has it).
+    nxt = _node(nid, [f"m{j}" for j in range(41)], name="Secret")
+    store.apply([_change(nid, images[-1], nxt)])
+    last = store.journal(entity_id=nid)[-1][1]
+    assert (last.before, last.after) == (images[-1], nxt)
+    store.close()
