@@ -54,6 +54,7 @@ from common import (
     stamp,
     write_section,
 )
+from sections import start_marker
 
 WORLDS = HERE / "data" / "structure"
 SECTION = "## Structure questions (blind worlds)"
@@ -201,8 +202,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "latency_ms": percentiles(latency),
         "results": systems,
         "ablations": ablations,
+        "data": _shown(Path(args.data)),
+        "primary": Path(args.data).resolve() == WORLDS.resolve(),
         **stamp(),
     }
+
+
+def _shown(path: Path) -> str:
+    """The data folder as the README shows it: relative to the repository when inside it."""
+    try:
+        return str(path.resolve().relative_to(HERE.parent))
+    except ValueError:
+        return str(path)
 
 
 def tables(report: dict[str, Any]) -> str:
@@ -225,18 +236,25 @@ def tables(report: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
+def section(
+    report: dict[str, Any],
+    saved: dict[str, dict[str, Any]],
+    heading: str = SECTION,
+    marker: str = "structure-worlds",
+) -> str:
+    data = report.get("data", "bench/data/structure")
+    command = ".venv/bin/python bench/structure.py" + (
+        "" if heading == SECTION else f" --data {data} --save-as NAME"
+    )
     lines = [
-        SECTION,
-        "",
         f"{report['worlds']} worlds ({report['memories']} memories, {report['questions']} "
-        "questions) in one scope, written blind (bench/data/structure/). SageMemory: offline "
+        f"questions) in one scope, written blind ({data}/). SageMemory: offline "
         f"defaults ({report['graph']['nodes']} nodes, {report['graph']['edges']} edges; search "
         f"p50 {report['latency_ms']['p50']} ms, p95 {report['latency_ms']['p95']} ms); focus "
         f"given to search: {'yes' if report['focus_passed'] else 'no (not supported)'}. Commit "
         f"{report['commit']}, {report['when']}.",
         "",
-        "    .venv/bin/python bench/structure.py",
+        "    " + command,
         "",
         tables(report),
         "",
@@ -261,7 +279,9 @@ def section(report: dict[str, Any], saved: dict[str, dict[str, Any]]) -> str:
             f"{s['answer_in_context_pct']}%, evidence R@10 {s['evidence_R@10']}, current first "
             f"{s['current_first_pct']}%."
         )
-    return "\n".join(lines) + "\n"
+    body = "\n".join(lines).rstrip("\n")
+    marked = f"{start_marker(marker, command.strip())}\n{body}\n<!-- {marker}:end -->"
+    return f"{heading}\n\n{marked}\n"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -279,9 +299,19 @@ def main(argv: list[str] | None = None) -> None:
     if args.no_write:
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "structure.json").write_text(json.dumps(report, indent=2) + "\n")
+    text = json.dumps(report, indent=2) + "\n"
+    if not report["primary"]:
+        # Another world set (a sealed one scored once): its own result file and section, so
+        # the development worlds' figures and their saved runs stay as they are.
+        name = args.save_as or Path(args.data).name
+        (RESULTS / f"structure-other_{name}.json").write_text(text)
+        heading = f"## Structure questions, other worlds: `{name}`"
+        marker = "structure-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+        write_section(heading, section(report, {}, heading, marker))
+        return
+    (RESULTS / "structure.json").write_text(text)
     if args.save_as:
-        (RESULTS / f"structure_{args.save_as}.json").write_text(json.dumps(report, indent=2) + "\n")
+        (RESULTS / f"structure_{args.save_as}.json").write_text(text)
     saved = {
         p.stem.removeprefix("structure_"): json.loads(p.read_text())
         for p in sorted(RESULTS.glob("structure_*.json"))
