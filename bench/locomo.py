@@ -63,6 +63,7 @@ from common import (  # noqa: E402
     saved_runs,
     stamp,
 )
+from sections import start_marker  # noqa: E402
 
 DATA = SHARED_DATA / "locomo_dev.json"
 CACHE = HERE / ".cache"
@@ -422,8 +423,6 @@ def readme_section(report: dict[str, Any]) -> str:
     res = report["results"]
     named = {NAMES.get(k, k): v for k, v in res.items()}
     lines = [
-        SECTION,
-        "",
         f"Evidence recall on the {report['dataset']}: {report['questions']} questions of "
         "categories 1-4, every turn one memory (protocol: ../shared/data/README.md). "
         "SageMemory: offline defaults in a folder (SQLite + Chroma, MiniLM), extraction: "
@@ -461,7 +460,9 @@ def readme_section(report: dict[str, Any]) -> str:
                 f"| {r['temporal']['R@10']:.1f} | {r['single-hop']['R@10']:.1f} |"
             )
         lines.append("")
-    return "\n".join(lines) + NOTES
+    body = ("\n".join(lines) + NOTES).rstrip("\n")
+    command = "PYTHONPATH=. .venv/bin/python bench/locomo.py"
+    return f"{SECTION}\n\n{start_marker('locomo', command)}\n{body}\n<!-- locomo:end -->\n"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -480,7 +481,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--no-ablations", action="store_true", help="skip the ablation runs")
     ap.add_argument("--no-write", action="store_true", help="print only; keep files unchanged")
     ap.add_argument("--save-as", help="also keep this run as bench/results/locomo_<NAME>.json")
+    ap.add_argument(
+        "--render", action="store_true", help="rewrite the section from the saved results only"
+    )
     args = ap.parse_args(argv)
+    if args.render:
+        write_readme(readme_section(json.loads(RESULTS.read_text())))
+        return
     report = run(args)
     print(table(report["results"]))
     for name, res in report["ablations"].items():

@@ -23,7 +23,6 @@ from sections import SECTION, sections  # noqa: E402
 DOCS = [ROOT / "README.md", ROOT / "bench" / "README.md"]
 #: bench/README.md headings whose figure tables are still pasted: the script to generate them.
 NOT_YET_GENERATED = {
-    "LoCoMo retrieval": "bench/locomo.py",
     "Server mode: scoped vector search on PostgreSQL + pgvector": "bench/postgres_scoping.py",
     "Server mode: concurrent writers on PostgreSQL": "bench/postgres_concurrency.py",
     "Server mode: search and add at the engine level": "bench/postgres_search.py",
