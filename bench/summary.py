@@ -76,6 +76,18 @@ def _beam(d: dict[str, Any]) -> list[str]:
 
 
 def _structure(d: dict[str, Any]) -> list[str]:
+    rows = [_structure_row(d, "blind structure worlds", "bench/structure.py")]
+    # Sealed world sets scored once (``--data ... --save-as NAME``), each beside the first.
+    for path in sorted(RESULTS.glob("structure-other_*.json")):
+        other = json.loads(path.read_text(encoding="utf-8"))
+        name = path.stem.removeprefix("structure-other_")
+        rows.append(
+            _structure_row(other, f"structure worlds `{name}`", "bench/structure.py --data ...")
+        )
+    return rows
+
+
+def _structure_row(d: dict[str, Any], label: str, script: str) -> str:
     res = d["results"]
     s = res["sage"]
     rrf = next((v for k, v in res.items() if k.startswith("rrf")), None)
@@ -84,11 +96,11 @@ def _structure(d: dict[str, Any]) -> list[str]:
         if rrf
         else ""
     )
-    return [
-        f"| blind structure worlds ({d['worlds']} worlds, {d['questions']} questions): answer in "
+    return (
+        f"| {label} ({d['worlds']} worlds, {d['questions']} questions): answer in "
         f"context / current value first | **{s['answer_in_context_pct']}%** / "
-        f"{s['current_first_pct']}%{ref} | `bench/structure.py` |"
-    ]
+        f"{s['current_first_pct']}%{ref} | `{script}` |"
+    )
 
 
 def _extraction() -> list[str]:
