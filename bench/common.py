@@ -401,10 +401,14 @@ def replace_weights(mem: Any, **changes: Any) -> Any:
 def ablated_results(run: SageRun, changes: dict[str, Any]) -> Callable[..., Any]:
     """``run``'s search with some fusion weights changed, returning the whole
     RetrievalResult (``as_of`` may be given)."""
+    return searcher(run, replace_weights(run.mem, **changes))
+
+
+def searcher(run: SageRun, weights: Any) -> Callable[..., Any]:
+    """``run``'s search with the given fusion weights, returning the whole RetrievalResult."""
     from sage_memory.types import Scope
 
     mem = run.mem
-    weights = replace_weights(mem, **changes)
 
     def search(q: str, k: int, as_of: datetime | None = None) -> Any:
         return mem.retriever.search(

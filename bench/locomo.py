@@ -63,7 +63,7 @@ from common import (  # noqa: E402
     saved_runs,
     stamp,
 )
-from sections import start_marker  # noqa: E402
+from sections import marked  # noqa: E402
 
 DATA = SHARED_DATA / "locomo_dev.json"
 CACHE = HERE / ".cache"
@@ -460,9 +460,8 @@ def readme_section(report: dict[str, Any]) -> str:
                 f"| {r['temporal']['R@10']:.1f} | {r['single-hop']['R@10']:.1f} |"
             )
         lines.append("")
-    body = ("\n".join(lines) + NOTES).rstrip("\n")
     command = "PYTHONPATH=. .venv/bin/python bench/locomo.py"
-    return f"{SECTION}\n\n{start_marker('locomo', command)}\n{body}\n<!-- locomo:end -->\n"
+    return marked(SECTION, "locomo", command, "\n".join(lines) + NOTES)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

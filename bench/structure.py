@@ -54,7 +54,7 @@ from common import (
     stamp,
     write_section,
 )
-from sections import start_marker
+from sections import marked
 
 WORLDS = HERE / "data" / "structure"
 SECTION = "## Structure questions (blind worlds)"
@@ -279,9 +279,7 @@ def section(
             f"{s['answer_in_context_pct']}%, evidence R@10 {s['evidence_R@10']}, current first "
             f"{s['current_first_pct']}%."
         )
-    body = "\n".join(lines).rstrip("\n")
-    marked = f"{start_marker(marker, command.strip())}\n{body}\n<!-- {marker}:end -->"
-    return f"{heading}\n\n{marked}\n"
+    return marked(heading, marker, command, "\n".join(lines))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -31,7 +31,7 @@ import beam
 import documents
 import locomo
 import structure
-from common import CachedMiniLM, Doc, Probe, Tally, sage_run
+from common import CachedMiniLM, Doc, Probe, Tally, sage_run, searcher
 
 #: Named changes to the default weights (``dataclasses.replace`` keyword arguments).
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -72,21 +72,6 @@ def _open(folder: Path, docs: list[Doc], emb: CachedMiniLM, user_id: str) -> Any
     return run
 
 
-def _search(run: Any, weights: Any, q: str, k: int, as_of: Any = None) -> Any:
-    from sage_memory.types import Scope
-
-    mem = run.mem
-    return mem.retriever.search(
-        q,
-        Scope(run.user_id),
-        limit=k,
-        as_of=as_of,
-        context_tokens=mem.config.retrieve.context_tokens,
-        now=mem.now(),
-        weights=weights,
-    )
-
-
 def _ids(run: Any, res: Any) -> list[str]:
     return [run.by_memory[h.id] for h in res.memories if h.id in run.by_memory]
 
@@ -116,7 +101,7 @@ def _locomo(root: Path, emb: CachedMiniLM) -> Corpus:
         t = Tally((10,))
         for run, probes in runs:
             for p in probes:
-                t.add(p, _ids(run, _search(run, w, p.text, 20)))
+                t.add(p, _ids(run, searcher(run, w)(p.text, 20)))
         s = t.summary()
         return {"locomo R@10": s["overall"]["R@10"], "locomo multi-hop": s["multi-hop"]["R@10"]}
 
@@ -132,7 +117,7 @@ def _hotpot(root: Path, emb: CachedMiniLM) -> Corpus:
         t = Tally((5,))
         for run, probes in runs:
             for p in probes:
-                t.add(p, _ids(run, _search(run, w, p.text, 10)))
+                t.add(p, _ids(run, searcher(run, w)(p.text, 10)))
         return {"hotpot R@5": t.summary()["overall"]["R@5"]}
 
     return Corpus("hotpot", [(run, probes)], score)
@@ -150,7 +135,7 @@ def _beam(root: Path, emb: CachedMiniLM, wanted: set[str]) -> Corpus:
         t = Tally((10,))
         for run, probes in runs:
             for p in probes:
-                t.add(p, beam.dedupe_messages(_ids(run, _search(run, w, p.text, 20)))[:10])
+                t.add(p, beam.dedupe_messages(_ids(run, searcher(run, w)(p.text, 20)))[:10])
         return {"beam R@10": t.summary()["overall"]["R@10"]}
 
     return Corpus("beam", runs, score)
@@ -168,7 +153,7 @@ def _structure(root: Path, emb: CachedMiniLM) -> Corpus:
         hit: list[bool] = []
         for run, qs in runs:
             for q in qs:
-                res = _search(run, w, q["question"], 10, structure.parse_time(q.get("as_of")))
+                res = searcher(run, w)(q["question"], 10, structure.parse_time(q.get("as_of")))
                 hit.append(structure.answered(res.context, q))
                 if q.get("evidence"):
                     probe = Probe(q["question"], frozenset(q["evidence"]), q["type"])
