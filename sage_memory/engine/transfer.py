@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
@@ -294,15 +294,22 @@ def graphml_records(
     return [*nodes, *edges]
 
 
+def _sage_record(data: Mapping[str, object], kind: Literal["node", "edge"], gid: str) -> object:
+    """The record an export of ours kept whole in ``sage_record``, or None for foreign GraphML."""
+    raw = data.get("sage_record")
+    if not isinstance(raw, str):
+        return None
+    try:
+        return record_from_dict(kind, json.loads(raw))
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise ValidationError(f"GraphML {kind} {gid}: a broken sage_record ({exc})") from exc
+
+
 def _node_from(
     gid: str, data: Mapping[str, object], schema: Schema, fallback: Scope | None, now: datetime
 ) -> Node:
-    raw = data.get("sage_record")
-    if isinstance(raw, str):
-        try:
-            node = record_from_dict("node", json.loads(raw))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise ValidationError(f"GraphML node {gid}: a broken sage_record ({exc})") from exc
+    node = _sage_record(data, "node", gid)
+    if node is not None:
         assert isinstance(node, Node)
         return _override(node, data, _NODE_COLUMNS)
     name = next((str(data[k]) for k in ("name", "label", "title") if data.get(k)), gid)
@@ -335,12 +342,8 @@ def _node_from(
 def _edge_from(
     key: str, data: Mapping[str, object], a: Node, b: Node, schema: Schema, now: datetime
 ) -> Edge:
-    raw = data.get("sage_record")
-    if isinstance(raw, str):
-        try:
-            edge = record_from_dict("edge", json.loads(raw))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise ValidationError(f"GraphML edge {key}: a broken sage_record ({exc})") from exc
+    edge = _sage_record(data, "edge", key)
+    if edge is not None:
         assert isinstance(edge, Edge)
         edge = _override(edge, data, _EDGE_COLUMNS)
         return edge if (edge.source_id, edge.target_id) == (a.id, b.id) else _repoint(edge, a, b)
