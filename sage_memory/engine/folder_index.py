@@ -64,6 +64,9 @@ class FolderIndex:
         self._mirrored: set[str] | None = None
         self._names: dict[str, tuple[Scope, str]] | None = None
         self._lock = threading.RLock()
+        # Read (or, for a folder from before the record, written) as the folder is found, before
+        # any write of this process adds a partition.
+        self.mirrored()
 
     @property
     def opened(self) -> bool:
