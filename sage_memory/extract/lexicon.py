@@ -84,7 +84,7 @@ class Lexicon:
     phrases: tuple[Phrase, ...]
     by_first_word: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
     #: Every literal lemma of every pattern, gathered once: the tagger asks for it at each
-    #: open-class word, and gathering it there was a third of a bulk add's time.
+    #: open-class word, and gathering it there was the largest cost in a profile of add_many.
     verbs: frozenset[str] = field(init=False, default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
