@@ -553,6 +553,11 @@ class MiniLMEmbedder:
                     self._front = front
         return front
 
+    def tokenizer(self) -> Any:
+        """The model's WordPiece tokenizer (a ``tokenizers.Tokenizer``), loaded on first use;
+        untruncated and unpadded, so it also counts tokens of whole texts."""
+        return self._load_front().tokenizer
+
     def count_tokens(self, text: str) -> int:
         """Count the tokens of ``text`` with the model's tokenizer, special tokens excluded.
 

@@ -15,9 +15,10 @@ of the graph too, so one ``run`` returns the final vectors.
 
 The model file is built once and cached (:func:`cached_model`): in the folder given, by default
 the user's cache folder (``$XDG_CACHE_HOME/sage_memory``, else ``~/.cache/sage_memory``), named
-by the SHA-256 of the weights and written atomically. Later processes open the file directly and
-never load the numpy weights. When the folder cannot be written the model is built in memory
-each time (about a second), which is all that is lost. Nothing is downloaded.
+by the SHA-256 of the weights and written atomically, its weights in a data file beside it
+(ONNX external data, which onnxruntime maps instead of copying). Later processes open the file
+directly and never load the numpy weights. When the folder cannot be written the model is built
+in memory each time (about a second), which is all that is lost. Nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -43,7 +44,11 @@ __all__ = ["OnnxEncoder", "build_graph", "cached_model", "default_cache_dir"]
 _OPSET = 17
 _MS = "com.microsoft"
 #: Part of the cache key: bump it whenever build_graph writes a different graph.
-GRAPH_VERSION = 1
+GRAPH_VERSION = 2
+#: Weights this large or larger go to the external data file; the small constants stay inline.
+_EXTERNAL_MIN = 1024
+#: Offsets in the data file are multiples of this (a page), so each weight can be mapped.
+_ALIGN = 4096
 
 
 def default_cache_dir() -> Path:
@@ -96,32 +101,46 @@ def weights_digest(weights: Path, cache_dir: Path) -> str:
 def cached_model(weights: Path, load: Callable[[], _Model], cache_dir: Path | None) -> Path | bytes:
     """The ONNX model for ``weights``: its cached file, built and written on a miss.
 
+    The cached model keeps its weights in a data file beside it (``<model>.data``, ONNX external
+    data), which onnxruntime maps into memory instead of parsing and copying them out of the
+    model's protobuf: a session starts about four times faster (0.05 s instead of 0.2 s of
+    CPU here), and the word embeddings a query never looks up are never read.
+
     Args:
         weights: The ``model.safetensors`` file; its SHA-256 names the cached model.
         load: Loads the numpy weights (called only on a cache miss).
         cache_dir: Where model files are kept; None builds in memory every time.
 
     Returns:
-        The cached file's path, or the model's bytes when it could not be cached.
+        The cached file's path, or the model's bytes (weights inline) when it could not be
+        cached.
     """
     if cache_dir is None:
-        return b"".join(build_graph(load()))
+        return _inline(load())
     try:
         digest = weights_digest(weights, cache_dir)
     except OSError:
-        return b"".join(build_graph(load()))
+        return _inline(load())
     path = cache_dir / f"minilm-{digest[:32]}-g{GRAPH_VERSION}.onnx"
-    if path.is_file():
+    data_path = path.with_name(path.name + ".data")
+    if path.is_file() and data_path.is_file():
         return path
-    data = build_graph(load())
+    model = load()
+    graph, data = build_graph(model, data_file=data_path.name)
     try:
-        _write_atomic(path, data)
+        _write_atomic(data_path, data)  # the data first: a model file present is complete
+        _write_atomic(path, graph)
     except OSError:
-        return b"".join(data)
+        return _inline(model)
     return path
 
 
-def build_graph(model: _Model) -> proto.Parts:
+def _inline(model: _Model) -> bytes:
+    graph, _ = build_graph(model)
+    return b"".join(graph)
+
+
+def build_graph(model: _Model, data_file: str | None = None) -> tuple[proto.Parts, proto.Parts]:
     """The encoder plus pooling as a serialised ONNX ``ModelProto``.
 
     Inputs: ``input_ids`` (int64, batch x seq, right-padded) and ``attention_mask`` (int32,
@@ -130,15 +149,32 @@ def build_graph(model: _Model) -> proto.Parts:
     Args:
         model: Weights as loaded for the numpy backend (query columns pre-scaled by
             1 / sqrt(head_dim), so ``Attention`` runs with ``scale=1``).
+        data_file: With a file name, every weight of ``_EXTERNAL_MIN`` bytes or more is
+            left out of the model and laid in that file (beside the model file), each at an
+            offset aligned to ``_ALIGN``; None keeps them all inline.
 
     Returns:
-        The model file's bytes (about 90 MB, nearly all of it views of the weights), as parts
-        to write in order or join.
+        The model file's bytes and the data file's bytes (empty without ``data_file``), each as
+        parts to write in order or join (views of the weights, about 90 MB in all).
     """
     inits: list[proto.Parts] = []
+    data: proto.Parts = []
+    offset = 0
 
-    def const(name: str, array: Any) -> str:
-        inits.append(proto.tensor(name, np.asarray(array)))
+    def const(name: str, value: Any) -> str:
+        nonlocal offset
+        array = np.asarray(value)
+        if data_file is None or array.nbytes < _EXTERNAL_MIN:
+            inits.append(proto.tensor(name, array))
+            return name
+        pad = -offset % _ALIGN
+        if pad:
+            data.append(bytes(pad))
+            offset += pad
+        raw = proto.raw_data(array)
+        inits.append(proto.tensor(name, array, external=(data_file, offset)))
+        data.append(raw)
+        offset += len(raw)
         return name
 
     nodes: list[proto.Parts] = []
@@ -250,7 +286,7 @@ def build_graph(model: _Model) -> proto.Parts:
         [proto.value_info("embedding", np.dtype(np.float32), ["batch", hidden])],
     )
     # IR 8 is readable by every onnxruntime >= 1.10.
-    return proto.model(body, [("", _OPSET), (_MS, 1)], ir_version=8)
+    return proto.model(body, [("", _OPSET), (_MS, 1)], ir_version=8), data
 
 
 class OnnxEncoder:
@@ -269,7 +305,10 @@ class OnnxEncoder:
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # The graph is already written with the fused kernels the optimiser would make, so its
+        # extended passes only cost time at every process start (about 15 ms here) and made no
+        # query faster; the basic passes (constant folding) are kept.
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
         options.log_severity_level = 3  # warnings about unused initialisers etc. are noise here
         model = str(source) if isinstance(source, Path) else source
         self._session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])

@@ -19,7 +19,17 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Parts", "attr_float", "attr_int", "graph", "model", "node", "tensor", "value_info"]
+__all__ = [
+    "Parts",
+    "attr_float",
+    "attr_int",
+    "graph",
+    "model",
+    "node",
+    "raw_data",
+    "tensor",
+    "value_info",
+]
 
 #: A message's bytes as a list of pieces, concatenated only when written out.
 Parts = list[bytes | memoryview]
@@ -29,6 +39,8 @@ _DTYPES = {np.dtype(np.float32): 1, np.dtype(np.int32): 6, np.dtype(np.int64): 7
 #: AttributeProto.AttributeType values.
 _ATTR_FLOAT = 1
 _ATTR_INT = 2
+#: TensorProto.DataLocation: the tensor's bytes are in another file.
+_EXTERNAL = 1
 
 
 def _varint(value: int) -> bytes:
@@ -67,18 +79,31 @@ def _join(*fields: Parts) -> Parts:
     return [part for f in fields for part in f]
 
 
-def tensor(name: str, array: np.ndarray) -> Parts:  # type: ignore[type-arg]
-    """A TensorProto: dims (1), data_type (2), name (8), raw_data (9, little-endian).
-
-    The raw data is a view of the array, not a copy (90 MB of weights copied at each level of
-    nesting took seconds on a busy machine).
-    """
+def raw_data(array: np.ndarray) -> memoryview:  # type: ignore[type-arg]
+    """The array's bytes as ONNX stores them (little-endian, C order), a view where possible."""
     arr = np.ascontiguousarray(array.astype(array.dtype.newbyteorder("<"), copy=False))
     if arr.dtype not in _DTYPES:
         raise TypeError(f"no ONNX type written for {arr.dtype}")
-    dims = _join(*(_int(1, d) for d in arr.shape))
-    raw = arr.data.cast("B") if arr.size else memoryview(b"")
-    return _join(dims, _int(2, _DTYPES[arr.dtype]), _str(8, name), _msg(9, [raw]))
+    return arr.data.cast("B") if arr.size else memoryview(b"")
+
+
+def tensor(name: str, array: np.ndarray, *, external: tuple[str, int] | None = None) -> Parts:  # type: ignore[type-arg]
+    """A TensorProto: dims (1), data_type (2), name (8), raw_data (9, little-endian).
+
+    The raw data is a view of the array, not a copy (90 MB of weights copied at each level of
+    nesting took seconds on a busy machine). With ``external=(file, offset)`` the data is left
+    out: external_data (13) says where it lies in ``file`` (a name beside the model file, where
+    the caller writes :func:`raw_data` at ``offset``) and data_location (14) is EXTERNAL.
+    """
+    raw = raw_data(array)
+    dims = _join(*(_int(1, d) for d in array.shape))
+    head = _join(dims, _int(2, _DTYPES[np.dtype(array.dtype)]), _str(8, name))
+    if external is None:
+        return _join(head, _msg(9, [raw]))
+    location, offset = external
+    entries = (("location", location), ("offset", str(offset)), ("length", str(len(raw))))
+    where = _join(*(_msg(13, _join(_str(1, key), _str(2, value))) for key, value in entries))
+    return _join(head, where, _int(14, _EXTERNAL))
 
 
 def attr_float(name: str, value: float) -> Parts:

@@ -56,14 +56,11 @@ class WordPieceCounter:
 def default_counter() -> TokenCounter:
     """The MiniLM WordPiece tokenizer when its files are installed, else an estimate."""
     try:
-        from tokenizers import Tokenizer
+        from sage_memory.embed.minilm import default_embedder
 
-        from sage_memory.embed.minilm import model_dir
-
-        tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
-        tok.no_truncation()
-        tok.no_padding()
-        return WordPieceCounter(tok)
+        # The shared embedder's own tokenizer (untruncated, unpadded): a search that embeds
+        # its query with the default model has loaded it already, so it is not read twice.
+        return WordPieceCounter(default_embedder().tokenizer())
     except Exception:  # missing weights: an estimate is better than failing a search
         return approx_tokens
 

@@ -77,3 +77,16 @@ def test_unwritable_cache_folder_builds_in_memory(tmp_path: Path) -> None:
     embedder = MiniLMEmbedder(backend="onnx", cache_dir=blocker / "cache")
     vec = embedder.embed_query("Alice moved to Berlin.")
     assert vec.shape == (384,)
+
+
+def test_cached_model_keeps_its_weights_in_a_data_file_beside_it(tmp_path: Path) -> None:
+    first = MiniLMEmbedder(backend="onnx", cache_dir=tmp_path)
+    expected = first.embed_query("Caroline moved to Lisbon.")
+    (model,) = tmp_path.glob("*.onnx")
+    data = model.with_name(model.name + ".data")
+    assert data.stat().st_size > 80_000_000  # the weights, mapped by onnxruntime
+    assert model.stat().st_size < 100_000  # the graph alone
+    data.unlink()  # a lost data file: the model is built again, not used half
+    again = MiniLMEmbedder(backend="onnx", cache_dir=tmp_path)
+    assert float(again.embed_query("Caroline moved to Lisbon.") @ expected) >= 0.9999
+    assert data.is_file()
