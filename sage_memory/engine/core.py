@@ -160,7 +160,7 @@ class SageMemory:
                 index=own_index,
                 embedder=own_embedder,
                 llm=chat,
-                extractor=extractor or wiring.default_extractor(config, chat),
+                extractor=extractor or wiring.lazy_default_extractor(config, chat),
                 schema=schema,
                 retriever=retriever,
                 ingestor=Ingestor(own_index, own_embedder, schema, config.extract),

@@ -6,6 +6,7 @@ constructor reads as the list of what it assembles.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -19,7 +20,7 @@ from sage_memory.engine import index_mark
 from sage_memory.engine.context import CHROMA_DIR, DB_FILE, LOCK_FILE, EngineContext
 from sage_memory.engine.progress import Progress
 from sage_memory.errors import ConfigError, FolderBusyError, StorageError
-from sage_memory.extract.base import Extractor
+from sage_memory.extract.base import Extractor, LazyExtractor
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.llm.base import ChatModel
 from sage_memory.store.base import GraphStore
@@ -214,6 +215,21 @@ def default_extractor(config: SageConfig, llm: ChatModel | None) -> Extractor:
 
         return LLMExtractor(llm, config.extract, fallback=offline)
     return offline
+
+
+def lazy_default_extractor(config: SageConfig, llm: ChatModel | None) -> Extractor:
+    """:func:`default_extractor`, built on the first extraction: opening a memory to search
+    loads no lexicon (a configuration error is still raised here, at open)."""
+    mode = config.extract.mode
+    if mode == "llm" and llm is None:
+        return default_extractor(config, llm)  # raises the ConfigError
+    if mode in ("rules", "patterns"):
+        name = "rules"
+    elif llm is not None and mode in ("auto", "llm"):
+        name = "llm"
+    else:
+        name = "structure"
+    return LazyExtractor(name, functools.partial(default_extractor, config, llm))
 
 
 def reconcile_or_rebuild(ctx: EngineContext, *, own_index: bool, progress: bool = False) -> None:

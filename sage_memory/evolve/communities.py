@@ -15,13 +15,15 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from sage_memory.evolve.duplicates import SUMMARY_LABEL
 from sage_memory.evolve.proposal import Proposal, is_current, pair_key
 from sage_memory.evolve.reinforce import STRUCTURAL
 from sage_memory.types import Edge, Node, Scope, new_id
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: Communities smaller than this get no summary.
 MIN_SIZE = 4
@@ -33,6 +35,10 @@ def detect(
     nodes: Iterable[Node], edges: Iterable[Edge], *, min_size: int = MIN_SIZE, seed: int = 0
 ) -> list[list[str]]:
     """Louvain communities of at least ``min_size`` node ids, largest first (deterministic)."""
+    # Imported here: networkx costs a fifth of a second, and every engine imports this module
+    # at open (the evolver's wiring) while only an evolution run detects communities.
+    import networkx as nx
+
     graph: nx.Graph[str] = nx.Graph()
     ids = {n.id for n in nodes if n.label != SUMMARY_LABEL}
     graph.add_nodes_from(sorted(ids))
