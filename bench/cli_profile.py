@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/cli_profile.py                    # a folder of 1,000 turns
     .venv/bin/python bench/cli_profile.py --folder DIR       # an existing folder (user "bench")
-    .venv/bin/python bench/cli_profile.py --python /other/venv/bin/python   # another install
+    .venv/bin/python bench/cli_profile.py --baseline /other/venv/bin/python  # side by side
 
 Runs each command in a fresh interpreter (bytecode cache on, as installed) that counts the CPU
 time (``time.process_time``: user + system of this process) spent importing each top-level
@@ -10,7 +10,8 @@ package, and the time of each phase of the command: importing the CLI, opening t
 the command itself, closing. CPU time rather than wall time because the machine may be shared
 (``python -X importtime`` measures wall time, which a loaded machine inflates at random). An
 import's time is its own: a package's figure leaves out the packages it imports, which are
-counted under their own names. Writes bench/results/cli_profile.json.
+counted under their own names. Commands: `search`, `add` (which extracts) and `add --no-infer`.
+Writes bench/results/cli_profile.json and the ``cli-profile`` section of bench/README.md.
 """
 
 from __future__ import annotations
@@ -25,9 +26,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
+
+from sections import BENCH_README, write_section  # noqa: E402
+
+NAME = "cli-profile"
+COMMAND = ".venv/bin/python bench/cli_profile.py --baseline OTHER_VENV/bin/python"
 
 # Run inside the measured interpreter: an import hook that charges each module's execution
 # (minus its nested imports) to its top-level package, then the CLI's phases.
@@ -87,8 +94,8 @@ t = time.process_time()
 if args.command == "search":
     mem.search(args.query, user_id=args.user)
 else:
-    mem.add(args.text, user_id=args.user)
-phases[args.command] = time.process_time() - t
+    mem.add(args.text, user_id=args.user, infer=not args.no_infer)
+phases["command"] = time.process_time() - t
 t = time.process_time()
 mem.close()
 phases["close"] = time.process_time() - t
@@ -122,61 +129,137 @@ def _median(runs: list[dict[str, dict[str, float]]], key: str) -> dict[str, floa
     return {n: statistics.median(run[key].get(n, 0.0) for run in runs) for n in names}
 
 
+PHASES = ("interpreter", "import cli", "open", "command", "close", "total")
+
+
+def render(report: dict[str, Any], top: int) -> str:
+    """The section of bench/README.md: CPU seconds by phase, then the costliest imports."""
+    systems = list(report["systems"])
+    commands = list(report["commands"])
+    head = "| CPU s | " + " | ".join(f"`{c}`" for c in commands) + " |"
+    rule = "|---|" + "---|" * len(commands)
+
+    def cell(command: str, kind: str, key: str) -> str:
+        values = [report["systems"][s][command][kind].get(key, 0.0) for s in systems]
+        return " / ".join(f"{v:.3f}" for v in values)
+
+    rows = [head, rule]
+    for phase in PHASES:
+        rows.append(f"| {phase} | " + " | ".join(cell(c, "phases", phase) for c in commands) + " |")
+    weight: dict[str, float] = {}
+    for system in systems:
+        for command in commands:
+            for name, secs in report["systems"][system][command]["imports"].items():
+                weight[name] = max(weight.get(name, 0.0), secs)
+    for name in sorted(weight, key=lambda n: -weight[n])[:top]:
+        rows.append(
+            f"| import {name} | " + " | ".join(cell(c, "imports", name) for c in commands) + " |"
+        )
+    loaded = [
+        f"{s}: "
+        + "; ".join(
+            f"`{c}` {', '.join(report['systems'][s][c]['loaded']) or 'none'}" for c in commands
+        )
+        for s in systems
+    ]
+    shown = " / ".join(f"{s} ({report['pythons'][s]})" for s in systems)
+    return "\n".join(
+        [
+            f"Median CPU seconds of {report['runs']} runs each, {shown}, on a folder of "
+            f"{report['n']} turns. An import's figure is its own time (the packages it imports "
+            "are counted under their names).",
+            "",
+            *rows,
+            "",
+            "Heavy modules loaded: " + ". ".join(loaded) + ".",
+            "",
+            f"Measured {report['when']}, load average {report['load_average']} (2 CPUs shared "
+            "with other work: CPU time, not wall time).",
+        ]
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1000, help="turns in the folder built")
     ap.add_argument("--folder", help="profile this folder (a copy of it) instead of building one")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--python", default=sys.executable, help="the interpreter to profile")
-    ap.add_argument("--top", type=int, default=14, help="imports listed per command")
+    ap.add_argument("--baseline", help="another installation's python, profiled interleaved")
+    ap.add_argument("--top", type=int, default=12, help="imports listed")
+    ap.add_argument("--no-write", action="store_true", help="print only; leave bench/ alone")
     args = ap.parse_args()
+    pythons = {"this": sys.executable}
+    if args.baseline:
+        pythons["baseline"] = args.baseline
     tmp = Path(tempfile.mkdtemp(prefix="sage-prof-"))
     try:
         folder = tmp / "mem"
         if args.folder:
             shutil.copytree(args.folder, folder)
         else:
-            from throughput import corpus
-
-            from sage_memory import SageMemory
-
-            with SageMemory(folder) as mem:
-                mem.add_many(corpus(args.n), user_id="bench")
-        base = ["--path", str(folder), "--user", "bench"]
+            build_folder(folder, args.n)
+        copies = {name: tmp / f"copy-{name}" for name in pythons}
+        for copy in copies.values():
+            shutil.copytree(folder, copy)
         commands = {
-            "search": [*base, "search", "where does Caroline live now?"],
-            "add": [*base, "add", "Caroline moved to Lisbon."],
+            "search": ["search", "where does Caroline live now?"],
+            "add": ["add", "Caroline moved to Lisbon."],
+            "add --no-infer": ["add", "--no-infer", "Caroline moved to Porto."],
         }
-        _profile(args.python, commands["search"])  # bytecode caches, the model file cache
-        report: dict[str, object] = {}
-        for name, argv in commands.items():
-            runs = [_profile(args.python, argv) for _ in range(args.runs)]
-            phases = _median(runs, "phases")  # type: ignore[arg-type]
-            imports = _median(runs, "imports")  # type: ignore[arg-type]
-            top = dict(sorted(imports.items(), key=lambda kv: -kv[1])[: args.top])
-            report[name] = {
-                "phases_cpu_s": phases,
-                "imports_cpu_s": top,
-                "imports_total_cpu_s": sum(imports.values()),
-                "heavy_modules_loaded": runs[-1]["loaded"],
-            }
-            print(f"{name}: " + ", ".join(f"{k} {v:.3f}" for k, v in phases.items()))
-            print(f"  imports (own CPU s, total {sum(imports.values()):.3f}):")
-            for mod, secs in top.items():
-                print(f"    {mod:34s} {secs:.3f}")
-            print(f"  heavy modules loaded: {', '.join(runs[-1]['loaded']) or 'none'}")  # type: ignore[arg-type]
+
+        def argv(system: str, command: list[str]) -> list[str]:
+            return ["--path", str(copies[system]), "--user", "bench", *command]
+
+        for system, python in pythons.items():  # bytecode caches, the model file cache
+            _profile(python, argv(system, commands["search"]))
+        runs: dict[str, dict[str, list[dict[str, Any]]]] = {s: {} for s in pythons}
+        for _ in range(args.runs):
+            for command, words in commands.items():
+                for system, python in pythons.items():
+                    got = _profile(python, argv(system, words))
+                    runs[system].setdefault(command, []).append(got)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    out = {
-        "python": args.python,
-        "n": None if args.folder else args.n,
+    report: dict[str, Any] = {
+        "pythons": pythons,
+        "n": "(given)" if args.folder else args.n,
         "runs": args.runs,
-        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "load_average": round(os.getloadavg()[0], 1),
-        **report,
+        "commands": list(commands),
+        "systems": {
+            system: {
+                command: {
+                    "phases": _median(got, "phases"),
+                    "imports": _median(got, "imports"),
+                    "loaded": got[-1]["loaded"],
+                }
+                for command, got in by_command.items()
+            }
+            for system, by_command in runs.items()
+        },
     }
-    path = ROOT / "bench" / "results" / "cli_profile.json"
-    path.write_text(json.dumps(out, indent=2) + "\n")
+    text = render(report, args.top)
+    print(text)
+    if not args.no_write:
+        (ROOT / "bench" / "results" / "cli_profile.json").write_text(
+            json.dumps(report, indent=2) + "\n"
+        )
+        write_section(BENCH_README, NAME, COMMAND, text)
+
+
+def build_folder(folder: Path, n: int) -> None:
+    """A folder of ``n`` LoCoMo-like turns for user "bench", closed cleanly, with its Chroma
+    index written (as a folder that grew past the exact limit, or an older version, has it)."""
+    from throughput import corpus
+
+    from sage_memory import SageMemory
+    from sage_memory.engine.folder_index import FolderIndex
+
+    with SageMemory(folder) as mem:
+        mem.add_many(corpus(n), user_id="bench")
+        if isinstance(mem.index, FolderIndex):
+            mem.index.real()
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ process R times, interleaved with `sage-memory --help` (the interpreter's own st
 and, with ``--baseline``, the same commands through another installation (e.g. the previous
 release) on a copy of the same folder. Prints the median wall time and the median CPU time
 (user + system) of each: on a shared machine the CPU time is the steadier figure. Python's
-bytecode cache is on, as for an installed package. Writes bench/results/cli_start.json.
+bytecode cache is on, as for an installed package. The folder's Chroma index is written (as a
+folder that grew, or was written by an older version, has it). Writes
+bench/results/cli_start.json and the ``cli-start`` section of bench/README.md.
 """
 
 from __future__ import annotations
@@ -24,9 +26,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
+
+from sections import BENCH_README, write_section  # noqa: E402
+
+NAME = "cli-start"
+COMMAND = ".venv/bin/python bench/cli_start.py --baseline OTHER_VENV/bin/sage-memory"
 
 
 def _timed(cmd: list[str]) -> tuple[float, float]:
@@ -45,10 +53,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--baseline", help="another sage-memory executable to time on a copy")
+    ap.add_argument("--no-write", action="store_true", help="print only; leave bench/ alone")
     args = ap.parse_args()
     from throughput import corpus
 
     from sage_memory import SageMemory
+    from sage_memory.engine.folder_index import FolderIndex
 
     exe = str(Path(sys.executable).with_name("sage-memory"))
     tmp = Path(tempfile.mkdtemp(prefix="sage-cli-"))
@@ -56,6 +66,8 @@ def main() -> None:
         folder = tmp / "mem"
         with SageMemory(folder) as mem:
             mem.add_many(corpus(args.n), user_id="bench")
+            if isinstance(mem.index, FolderIndex):  # Chroma written, as a grown folder has it
+                mem.index.real()
         systems = {"this": (exe, folder)}
         if args.baseline:
             shutil.copytree(folder, tmp / "base")
@@ -86,12 +98,42 @@ def main() -> None:
     out = {
         "n": args.n,
         "runs": args.runs,
-        "when": time.strftime("%Y-%m-%d"),
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "load_average": round(os.getloadavg()[0], 1),
+        "baseline": args.baseline,
         "rows": rows,
     }
+    if args.no_write:
+        return
     path = ROOT / "bench" / "results" / "cli_start.json"
     path.write_text(json.dumps(out, indent=2) + "\n")
+    write_section(BENCH_README, NAME, COMMAND, render(out))
+
+
+def render(out: dict[str, Any]) -> str:
+    """The section of bench/README.md: median wall and CPU seconds of each command."""
+    rows = out["rows"]
+    systems = [s for s in ("this", "baseline") if f"{s} search" in rows]
+    head = "| command | " + " | ".join(f"{s} wall s | {s} CPU s" for s in systems) + " |"
+    lines = [head, "|---|" + "---|---|" * len(systems)]
+    for what in ("--help", "search", "add"):
+        cells = " | ".join(
+            f"{rows[f'{s} {what}']['wall_s']:.2f} | {rows[f'{s} {what}']['cpu_s']:.2f}"
+            for s in systems
+        )
+        lines.append(f"| `{what}` | {cells} |")
+    baseline = f"; baseline: `{out['baseline']}`" if out.get("baseline") else ""
+    return "\n".join(
+        [
+            f"Median of {out['runs']} runs each, interleaved, on a folder of {out['n']} turns"
+            f"{baseline}.",
+            "",
+            *lines,
+            "",
+            f"Measured {out['when']}, load average {out['load_average']} (2 CPUs shared with "
+            "other work: wall time there is noisy, CPU time is the steadier figure).",
+        ]
+    )
 
 
 if __name__ == "__main__":
