@@ -249,17 +249,13 @@ def main() -> None:
 
 
 def build_folder(folder: Path, n: int) -> None:
-    """A folder of ``n`` LoCoMo-like turns for user "bench", closed cleanly, with its Chroma
-    index written (as a folder that grew past the exact limit, or an older version, has it)."""
+    """A folder of ``n`` LoCoMo-like turns for user "bench", closed cleanly."""
     from throughput import corpus
 
     from sage_memory import SageMemory
-    from sage_memory.engine.folder_index import FolderIndex
 
     with SageMemory(folder) as mem:
         mem.add_many(corpus(n), user_id="bench")
-        if isinstance(mem.index, FolderIndex):
-            mem.index.real()
 
 
 if __name__ == "__main__":

@@ -8,9 +8,8 @@ process R times, interleaved with `sage-memory --help` (the interpreter's own st
 and, with ``--baseline``, the same commands through another installation (e.g. the previous
 release) on a copy of the same folder. Prints the median wall time and the median CPU time
 (user + system) of each: on a shared machine the CPU time is the steadier figure. Python's
-bytecode cache is on, as for an installed package. The folder's Chroma index is written (as a
-folder that grew, or was written by an older version, has it). Writes
-bench/results/cli_start.json and the ``cli-start`` section of bench/README.md.
+bytecode cache is on, as for an installed package. Writes bench/results/cli_start.json and the
+``cli-start`` section of bench/README.md.
 """
 
 from __future__ import annotations
@@ -58,7 +57,6 @@ def main() -> None:
     from throughput import corpus
 
     from sage_memory import SageMemory
-    from sage_memory.engine.folder_index import FolderIndex
 
     exe = str(Path(sys.executable).with_name("sage-memory"))
     tmp = Path(tempfile.mkdtemp(prefix="sage-cli-"))
@@ -66,8 +64,6 @@ def main() -> None:
         folder = tmp / "mem"
         with SageMemory(folder) as mem:
             mem.add_many(corpus(args.n), user_id="bench")
-            if isinstance(mem.index, FolderIndex):  # Chroma written, as a grown folder has it
-                mem.index.real()
         systems = {"this": (exe, folder)}
         if args.baseline:
             shutil.copytree(folder, tmp / "base")
