@@ -1,0 +1,99 @@
+"""What a short CLI command loads: `search` and `add` on a small folder import neither chromadb,
+litellm, networkx nor an agent framework, and `search` loads nothing of extraction.
+
+A small partition (up to 5,000 vectors) is served exactly from SQLite's vectors and never copied
+into Chroma (engine/folder_index.py), so neither command has a reason to open Chroma; the
+extractor is built on the first extraction (extract/base.py's LazyExtractor).
+
+A behaviour test (which modules a fresh process ends up with), not a timing: how fast the
+commands start is measured by bench/cli_start.py and bench/cli_profile.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sage_memory import SageMemory
+
+# Runs the command line in a fresh interpreter, as the `sage-memory` script does, then lists
+# every module the process imported.
+_RUN_CLI = """
+import json, sys
+from sage_memory.cli import main
+code = main(json.loads(sys.argv[1]))
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+#: Never on the path of a short command on a small folder.
+HEAVY = ("chromadb", "litellm", "networkx", "langchain_core", "llama_index", "langgraph")
+#: What only an add that extracts needs (the extractor, its word tables, a parser model).
+EXTRACTION = ("sage_memory.extract.structure", "lemminflect", "spacy")
+
+
+def _modules(folder: Path, *command: str) -> set[str]:
+    argv = ["--path", str(folder), "--user", "u", *command]
+    env = {**os.environ, "SAGE_MEMORY_PATH": "", "SAGE_MEMORY_USER": ""}
+    out = subprocess.run(
+        [sys.executable, "-c", _RUN_CLI, json.dumps(argv)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["code"] == 0, out.stderr
+    return set(result["modules"])
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in names or m in names)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli-imports") / "mem"
+    with SageMemory(path) as mem:  # the default embedder, as the CLI uses it
+        mem.add_many(
+            [
+                "Caroline moved to Lisbon in May.",
+                "Melanie paints landscapes on weekends.",
+                "The release was blocked by a failing migration.",
+            ],
+            user_id="u",
+        )
+    return path
+
+
+def test_search_loads_no_index_server_framework_or_extraction(folder: Path) -> None:
+    modules = _modules(folder, "search", "where does Caroline live?")
+    assert _loaded(modules, HEAVY) == []
+    assert _loaded(modules, EXTRACTION) == []
+
+
+def test_add_to_a_small_partition_loads_no_chromadb(folder: Path) -> None:
+    modules = _modules(folder, "add", "Caroline moved to Porto in June.")
+    assert _loaded(modules, HEAVY) == []
+    assert "sage_memory.extract.structure" in modules  # it extracted, as asked
+    assert not (folder / "chroma").exists()  # the small partition has no Chroma copy
+
+
+def test_add_without_extraction_loads_none_of_it(folder: Path) -> None:
+    modules = _modules(folder, "add", "--no-infer", "A note kept as it is.")
+    assert _loaded(modules, HEAVY) == []
+    assert _loaded(modules, EXTRACTION) == []
+
+
+def test_the_parser_alone_loads_no_numpy() -> None:
+    """`sage-memory --help` (and a usage error) costs the interpreter and argparse only."""
+    probe = (
+        "import sys; from sage_memory.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in ('numpy', 'sage_memory.engine') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
