@@ -1,7 +1,8 @@
 """Graph expansion from seed nodes: bounded BFS and local (push) personalized PageRank.
 
 Both read the graph through a :class:`Neighbourhood`, which fetches a node's edges from the
-store the first time it is needed, filters them (relations, confidence, time) and keeps at most
+store the first time it is needed (the latest ``READ_FACTOR * max_fanout`` of each end, bounded
+in the store query itself), filters them (relations, confidence, time) and keeps at most
 ``max_fanout`` of them per node. A query therefore touches its seeds and a bounded ring around
 them, never the whole graph: the cost depends on the neighbourhood, not on the graph's size.
 """
@@ -17,6 +18,10 @@ from sage_memory.types import Edge, Node, Scope
 
 #: Weight factor of an edge that no longer holds (at the reference time) in PageRank.
 EXPIRED_FACTOR = 0.3
+#: Edges read per node and end, as a multiple of the fan-out kept: the store returns a busy
+#: node's latest edges only, and the strongest current of those are kept. Twice the fan-out
+#: leaves the kept edges as they were for any node with fewer edges than that.
+READ_FACTOR = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +116,10 @@ class Neighbourhood:
         found: dict[str, list[Edge]] = {n: [] for n in missing}
         if walk:
             relations = sorted(self.filter.relations) if self.filter.relations else None
-            for e in self.store.edges_of(self.scope, walk, relations=relations):
+            found_edges = self.store.edges_of(
+                self.scope, walk, relations=relations, per_node=READ_FACTOR * self.max_fanout
+            )
+            for e in found_edges:
                 if not self.filter.allows(e):
                     continue
                 for end in (e.source_id, e.target_id):
