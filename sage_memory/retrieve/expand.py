@@ -125,12 +125,18 @@ class Neighbourhood:
                 for end in (e.source_id, e.target_id):
                     if end in found:
                         found[end].append(e)
+        # Each edge's standing once (an edge between two fetched nodes is listed twice).
+        strength: dict[str, tuple[bool, float]] = {}
+        for edges in found.values():
+            for e in edges:
+                if e.id not in strength:
+                    strength[e.id] = (not self.current(e), self.weight(e))
         for nid, edges in found.items():
             # Strongest current facts first, so a busy node keeps its best edges under the cap.
-            edges.sort(key=lambda e: (not self.current(e), -self.weight(e), e.id))
+            edges.sort(key=lambda e: (strength[e.id][0], -strength[e.id][1], e.id))
             kept = edges[: self.max_fanout]
             self._adj[nid] = [
-                (e.target_id if e.source_id == nid else e.source_id, self.weight(e), e)
+                (e.target_id if e.source_id == nid else e.source_id, strength[e.id][1], e)
                 for e in kept
             ]
             for e in kept:
