@@ -1,8 +1,8 @@
 """Graph expansion from seed nodes: bounded BFS and local (push) personalized PageRank.
 
 Both read the graph through a :class:`Neighbourhood`, which fetches a node's edges from the
-store the first time it is needed (the latest ``READ_FACTOR * max_fanout`` of each end, bounded
-in the store query itself), filters them (relations, confidence, time) and keeps at most
+store the first time it is needed (the latest :data:`EDGES_READ` of each end, bounded in the
+store query itself), filters them (relations, confidence, time) and keeps at most
 ``max_fanout`` of them per node. A query therefore touches its seeds and a bounded ring around
 them, never the whole graph: the cost depends on the neighbourhood, not on the graph's size.
 """
@@ -18,10 +18,10 @@ from sage_memory.types import Edge, Node, Scope
 
 #: Weight factor of an edge that no longer holds (at the reference time) in PageRank.
 EXPIRED_FACTOR = 0.3
-#: Edges read per node and end, as a multiple of the fan-out kept: the store returns a busy
-#: node's latest edges only, and the strongest current of those are kept. Twice the fan-out
-#: leaves the kept edges as they were for any node with fewer edges than that.
-READ_FACTOR = 2
+#: Edges read per node and end (at least the fan-out): the store returns a busy node's latest
+#: edges only, and the strongest current of those are kept. Below this many edges on an end
+#: nothing changes; above it the oldest facts, mostly expired ones, are not read at all.
+EDGES_READ = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +117,7 @@ class Neighbourhood:
         if walk:
             relations = sorted(self.filter.relations) if self.filter.relations else None
             found_edges = self.store.edges_of(
-                self.scope, walk, relations=relations, per_node=READ_FACTOR * self.max_fanout
+                self.scope, walk, relations=relations, per_node=max(EDGES_READ, self.max_fanout)
             )
             for e in found_edges:
                 if not self.filter.allows(e):
