@@ -115,7 +115,7 @@ def search(
     memories of one run (scored within their partition, as the graph is).
 
     The postings are scored by row number and only the best rows' ids are read: looking up
-    the id of every document that holds a common term cost three quarters of a search.
+    the id of every document that holds a common term was most of a query's time.
     """
     wanted = {term_key(t): t for t in query_term_set(query)}
     if not wanted or limit <= 0:
