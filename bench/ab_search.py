@@ -31,7 +31,7 @@ RESULTS = HERE / "results" / "ab_search.json"
 WORKER = r"""
 import json, sqlite3, sys, tempfile, time
 sys.path.insert(0, sys.argv[3])
-from scale import USER
+from scale import USER, _vector
 kind, folder = sys.argv[1], sys.argv[2]
 if kind == "chroma":
     import chromadb, numpy as np
@@ -51,7 +51,7 @@ if kind == "chroma":
     for i in range(0, len(rows), 5000):
         part = rows[i : i + 5000]
         coll.add(ids=[r[0] for r in part],
-                 embeddings=np.stack([np.frombuffer(r[1], dtype=np.float32) for r in part]))
+                 embeddings=np.stack([_vector(r[1], embedder.dim) for r in part]))
     def ask(q):
         coll.query(query_embeddings=[embedder.embed_query(q)], n_results=10)
 else:
