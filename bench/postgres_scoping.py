@@ -15,8 +15,8 @@ query in one tenant's collection of 1,000 384-d unit vectors three ways:
 The vectors are seeded, so the built database is the same on every run: pgserver keeps it in
 bench/.cache/postgres_scoping/ (``--fresh`` starts over), and a rerun loads and indexes
 nothing it already has. The trap's HNSW index over 100,000 rows is built once, with enough
-``maintenance_work_mem`` for its graph (pgvector's build slows down many-fold once the graph
-spills out of the default 64 MB).
+``maintenance_work_mem`` for its graph (pgvector builds much faster when the graph fits in it,
+and the default 64 MB does not hold it).
 
 Results go to bench/results/postgres_scoping.json and the section in bench/README.md.
 """
@@ -44,7 +44,7 @@ DIM = 384
 QUERIES = 200
 CACHE = Path(__file__).resolve().parent / ".cache" / "postgres_scoping"
 #: Memory for building the trap's index: its graph over 100,000 384-d vectors is a few
-#: hundred MB; with less, pgvector builds on disk, many times slower.
+#: hundred MB, and pgvector builds much faster when the graph fits.
 BUILD_MEMORY = "1GB"
 
 
