@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.base import TextEntity
 from sage_memory.store.rows import utf8_only
@@ -54,7 +52,7 @@ class SQLiteLexical(SQLiteConnection):
                     f" WHERE t.id IN ({marks})",
                     chunk,
                 )
-                out.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+                out.update((r[0], self._vector_from(r[1])) for r in rows)
         return out
 
     def vector_ids(self, scope: Scope, entity: TextEntity) -> set[str]:

@@ -217,12 +217,13 @@ class GraphStoreContract:
         write(store, (None, m), (None, n), vectors={m.id: unit(1), n.id: unit(2)})
         vecs = store.get_vectors([m.id, n.id, "missing"])
         assert set(vecs) == {m.id, n.id}
-        np.testing.assert_allclose(vecs[m.id], unit(1))
+        # A store may keep vectors at half precision (SQLite does: cosine >= 0.99999).
+        np.testing.assert_allclose(vecs[m.id], unit(1), rtol=1e-3, atol=1e-3)
         assert store.vector_ids(ALICE, "memory") == {m.id}
         assert store.vector_ids(ALICE, "node") == {n.id}
         # An update without a vector keeps the stored one.
         write(store, (m, dataclasses.replace(m, salience=0.9)))
-        np.testing.assert_allclose(store.get_vectors([m.id])[m.id], unit(1))
+        np.testing.assert_allclose(store.get_vectors([m.id])[m.id], unit(1), rtol=1e-3, atol=1e-3)
 
     def test_graph_metrics_count_current_edges_isolated_nodes_and_confidence(
         self, store: GraphStore
