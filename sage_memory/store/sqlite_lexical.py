@@ -45,7 +45,8 @@ class SQLiteLexical(SQLiteConnection):
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
         for table, vectors in _VECTORS.items():
-            for chunk in chunks(ids):
+            # Memories first; the node table is asked only for the ids it may hold.
+            for chunk in chunks([i for i in dict.fromkeys(ids) if i not in out]):
                 marks = ",".join("?" * len(chunk))
                 rows = self._rows(
                     f"SELECT t.id, v.vec FROM {table} t JOIN {vectors} v ON v.rid = t.rid"

@@ -14,7 +14,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = re.compile(r"^(<{7}|>{7})( |$)|^={7}$", re.MULTILINE)
-TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".yaml", ".yml", ".json", ".html", ".js", ".css"}
+TEXT_SUFFIXES = {
+    ".py",
+    ".md",
+    ".toml",
+    ".txt",
+    ".cfg",
+    ".ini",
+    ".yaml",
+    ".yml",
+    ".json",
+    ".html",
+    ".js",
+    ".css",
+}
 
 
 def _tracked_text_files() -> list[Path]:
