@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sage_memory.extract import syntax
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
 from sage_memory.extract.text import find_code_mentions, find_quoted, find_user_ids
 
@@ -67,6 +68,9 @@ class Token:
     end: int
     capitalized: bool = False
     inflected: str = ""  # "s", "ed", "ing" when the word carries that ending
+    tag: str = ""  # the parser's Penn tag ("" from the dictionary tagger)
+    dep: str = ""  # the parser's label of the arc to the head ("nsubjpass", "dobj", ...)
+    head: int = -1  # index of the head token in the sentence (-1: no parse)
 
     def __repr__(self) -> str:
         return f"{self.text}/{self.pos}"
@@ -188,8 +192,19 @@ def _raw_tokens(text: str) -> list[tuple[str, int, int, str]]:
 
 
 def tokenize(text: str, lexicon: Lexicon | None = None) -> list[Token]:
-    """Tokens of one sentence, each with a lemma and a part of speech."""
+    """Tokens of one sentence, each with a lemma and a part of speech (and, when spaCy's
+    pipeline is installed, its Penn tag and dependency arc: :mod:`.syntax`)."""
     lex = lexicon or default_lexicon()
+    tokens = _untagged(text)
+    parsed = syntax.parse(sentence_words(tokens))
+    if parsed is not None and len(parsed) == len(tokens):
+        tag_parsed(tokens, parsed, lex)
+    else:
+        _tag(tokens, lex)
+    return tokens
+
+
+def _untagged(text: str) -> list[Token]:
     tokens: list[Token] = []
     for i, (word, start, end, kind) in enumerate(_raw_tokens(text)):
         low = word.lower().replace("’", "'")
@@ -199,8 +214,20 @@ def tokenize(text: str, lexicon: Lexicon | None = None) -> list[Token]:
             tokens.append(Token(word, low, low, CODE, start, end, cap, kind))
             continue
         tokens.append(Token(word, low, low, "", start, end, cap and i > 0, _inflection(low)))
-    _tag(tokens, lex)
     return tokens
+
+
+def sentence_words(tokens: list[Token]) -> syntax.Words:
+    """The words the parser reads for these tokens (the key of its cache)."""
+    return syntax.as_words(
+        (t.text, k + 1 < len(tokens) and tokens[k + 1].start > t.end) for k, t in enumerate(tokens)
+    )
+
+
+def prime(texts: list[str]) -> None:
+    """Parse many sentences in one batch of the parser (nothing when it is not installed)."""
+    if syntax.available():
+        syntax.prime([sentence_words(_untagged(t)) for t in texts])
 
 
 def _closed_pos(tok: Token, lex: Lexicon) -> str:
@@ -720,3 +747,91 @@ def _after_verb_or_start(c: _Context) -> str | None:
             return ADJ
         return NOUN if "NOUN" in has else VERB
     return None
+
+
+#: Penn Treebank tags of open-class and leftover words, in this module's tag set.
+_PENN = {
+    "NN": NOUN,
+    "NNS": NOUN,
+    "NNP": PROPN,
+    "NNPS": PROPN,
+    "FW": NOUN,
+    "VB": VERB,
+    "VBD": VERB,
+    "VBG": VERB,
+    "VBN": VERB,
+    "VBP": VERB,
+    "VBZ": VERB,
+    "JJ": ADJ,
+    "JJR": ADJ,
+    "JJS": ADJ,
+    "AFX": ADJ,
+    "RB": ADV,
+    "RBR": ADV,
+    "RBS": ADV,
+    "WRB": ADV,
+    "RP": ADV,
+    "EX": ADV,
+    "UH": ADV,
+    "CD": NUM,
+    "MD": MODAL,
+    "DT": DET,
+    "PDT": DET,
+    "WDT": DET,
+    "PRP": PRON,
+    "WP": PRON,
+    "PRP$": POSS,
+    "WP$": POSS,
+    "IN": PREP,
+    "TO": PART,
+    "CC": CONJ,
+    "POS": POSS,
+}
+_UPOS = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}
+
+
+def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexicon) -> None:
+    """Parts of speech and lemmas from the parser's tags, arcs kept on each token.
+
+    Closed classes keep the lexicon's reading (the matcher's phrasings are written against
+    it); the words the lexicon leaves open, and the few closed words whose class depends on
+    the sentence ("her" possessive or object, "'s" possessive or "is"), take the parser's.
+    """
+    _tag_closed(tokens, lex)
+    for tok, p in zip(tokens, parsed, strict=True):
+        tok.tag, tok.dep, tok.head = p.tag, p.dep, p.head
+        if tok.pos == CODE:
+            continue
+        if tok.lower == "her" and p.tag in ("PRP$", "PRP"):
+            tok.pos = POSS if p.tag == "PRP$" else PRON
+        elif tok.lower in ("'s", "’s") and p.tag in ("POS", "VBZ"):
+            tok.pos, tok.lemma = (POSS, "'s") if p.tag == "POS" else (AUX, "be")
+        if tok.pos:
+            continue
+        pos = _PENN.get(p.tag, PUNCT if not any(c.isalnum() for c in tok.lower) else NOUN)
+        if pos == VERB and p.tag in ("VBG", "VBN") and p.dep == "amod":
+            pos = ADJ  # "the staging server", "a misconfigured proxy": a modifier
+        elif pos == VERB and p.dep == "compound":
+            pos = NOUN  # "the onboarding project"
+        if tok.lower in _NUMBER_WORDS:
+            pos = NUM
+        tok.pos = pos
+        tok.lemma = _lemma(tok, pos, p.lemma)
+
+
+def _lemma(tok: Token, pos: str, parser_lemma: str) -> str:
+    """A word's lemma: lemminflect's for its part of speech (the same dictionary as the
+    names' singular and base forms), the parser's when lemminflect does not know the word."""
+    if pos in (PROPN, ADJ, NUM):
+        return tok.lower
+    upos = _UPOS.get(pos)
+    if upos is None:
+        return parser_lemma or tok.lower
+    lemmas = _candidates(tok.lower).get(upos)
+    if lemmas:
+        if pos == NOUN and len(lemmas[0]) > len(tok.lower):
+            return tok.lower
+        return lemmas[0]
+    if pos == VERB:
+        return parser_lemma or base_form(tok.lower)
+    return tok.lower if pos != NOUN else singular(tok.lower)
