@@ -240,6 +240,9 @@ class ArgReader:
         if span is None:
             return []
         s, e = span
+        antecedent = self._relative_antecedent(toks, s)
+        if antecedent is not None:
+            return [antecedent]
         if e - s == 1 and toks[s].pos in (PRON, POSS):
             return [self._pronoun(toks, s)]
         # a possessor only: "Ana's" before "favourite"
@@ -249,6 +252,24 @@ class ArgReader:
         if task is not None:
             return [task]
         return self._verbal_subject(toks, s, e, clause_ok=clause_ok)
+
+    def _relative_antecedent(self, toks: list[Token], s: int) -> Arg | None:
+        """ "the background check, which in turn waits on ...": the subject of a relative
+        clause is the noun phrase the clause hangs on (read from the parse; None without)."""
+        t = toks[s]
+        if t.lower not in ("which", "that", "who") or t.dep not in ("nsubj", "nsubjpass"):
+            return None
+        verb = t.head
+        if not 0 <= verb < len(toks) or toks[verb].dep != "relcl":
+            return None
+        noun = toks[verb].head
+        if not 0 <= noun < s or toks[noun].pos not in NOMINAL:
+            return None
+        lo = noun
+        while lo > 0 and _depends_on(toks, lo - 1, noun):
+            lo -= 1
+        arg = self._np(toks, lo, noun + 1)
+        return arg if arg.name else None
 
     def _subject_span(self, toks: list[Token], s: int, e: int) -> tuple[int, int] | None:
         """The subject span less edges, a closing time phrase, a fronted phrase and the doer
@@ -720,6 +741,7 @@ class ArgReader:
         k, possessor = self._np_start(toks, s, e)
         while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
             e -= 1
+        k, e = phrase_extent(toks, k, e)
         if (
             e - k >= 2
             and toks[k].pos in (NOUN, PROPN)
@@ -831,3 +853,62 @@ class ArgReader:
         words = tuple(t.lower for t in span)
         head = next((t.lemma for t in span if t.pos in NOMINAL), "")
         return Arg(s, e, _join(span), CLAUSE, head=head, words=words)
+
+
+#: Dependents that never belong to a noun phrase's name: an appositive pronoun ("the fix
+#: itself"), an interjection, a relative or adverbial clause, an adverb of the clause.
+_DETACHED = frozenset({"appos", "intj", "relcl", "advcl", "punct", "mark"})
+#: Adverbial dependents, detached only after the head ("the fix now"); before it they modify
+#: the noun ("the science fair project").
+_TRAILING = frozenset({"advmod", "npadvmod"})
+
+
+def phrase_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:
+    """The part of ``[s, e)`` that the parse says is one noun phrase: its head (the one word
+    whose head lies outside the span) and the words that depend on it, less the dependents
+    that name no part of it. The span is returned unchanged without a parse, or when the
+    parse does not give one nominal head (a clause, a list, a tagging the rules read
+    differently)."""
+    if e - s < 2 or toks[s].head < 0:
+        return s, e
+    roots = [k for k in range(s, e) if not s <= toks[k].head < e or toks[k].head == k]
+    if len(roots) != 1:
+        return s, e
+    root = roots[0]
+    if toks[root].pos == PREP:  # "of our services": the object of a stray preposition
+        objects = [k for k in range(s, e) if toks[k].head == root and toks[k].dep == "pobj"]
+        if len(objects) != 1:
+            return s, e
+        root = objects[0]
+    if toks[root].pos not in NOMINAL:
+        return s, e
+    keep = {root}
+    for k in range(s, e):  # a word stays when its chain of heads reaches the root inside
+        j, seen = k, 0
+        while (
+            j != root
+            and s <= j < e
+            and seen < e - s
+            and toks[j].dep not in _DETACHED
+            and not (toks[j].dep in _TRAILING and j > root)
+        ):
+            j, seen = toks[j].head, seen + 1
+        if j == root:
+            keep.add(k)
+    lo = hi = root
+    while lo - 1 in keep:
+        lo -= 1
+    while hi + 1 in keep:
+        hi += 1
+    return lo, hi + 1
+
+
+def _depends_on(toks: list[Token], k: int, head: int) -> bool:
+    """Whether token ``k``'s chain of heads reaches ``head``."""
+    for _ in range(len(toks)):
+        if k == head:
+            return True
+        if toks[k].head == k or toks[k].head < 0:
+            return False
+        k = toks[k].head
+    return False

@@ -815,8 +815,26 @@ def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexi
             pos = NOUN  # "the onboarding project"
         if tok.lower in _NUMBER_WORDS:
             pos = NUM
-        tok.pos = pos
+        tok.pos = _agree(tok, pos, p, first=tok is tokens[0])
         tok.lemma = _lemma(tok, pos, p.lemma)
+
+
+def _agree(tok: Token, pos: str, p: syntax.Parsed, *, first: bool) -> str:
+    """The parser's part of speech, checked against the dictionary where the small model is
+    weak: rare words and names. A capital inside a sentence marks a name; a capitalised
+    opening word the dictionary does not know is a name too ("Theo is ..."); a word tagged
+    adjective or adverb that the dictionary knows only as a noun is a noun ("hates
+    cilantro")."""
+    cands = _candidates(tok.lower)
+    if pos in (NOUN, ADJ) and tok.text[:1].isupper() and (tok.capitalized or not cands):
+        return PROPN if not (first and p.dep == "amod") else pos
+    if pos in (ADJ, ADV) and p.dep != "amod":
+        key = "ADJ" if pos == ADJ else "ADV"
+        if cands and key not in cands:
+            return NOUN if "NOUN" in cands else (VERB if "VERB" in cands else pos)
+        if not cands and not tok.lower.endswith("ly"):
+            return NOUN
+    return pos
 
 
 def _lemma(tok: Token, pos: str, parser_lemma: str) -> str:
