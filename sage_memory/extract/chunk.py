@@ -807,11 +807,18 @@ def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexi
         elif tok.lower in ("'s", "’s") and p.tag in ("POS", "VBZ"):
             nxt = tokens[k + 1].lower if k + 1 < len(tokens) else ""
             # "Roisin's a member": before an article the clitic is "is", whatever the tag
-            possessive = p.tag == "POS" and nxt not in lex.words("determiners") | {"not"}
+            after = parsed[k + 1].tag if k + 1 < len(parsed) else ""
+            possessive = (
+                p.tag == "POS"
+                and nxt not in lex.words("determiners")
+                and after.startswith(("NN", "JJ", "CD", "VBG", "VBN"))
+            )
             tok.pos, tok.lemma = (POSS, "'s") if possessive else (AUX, "be")
         if tok.pos:
             continue
         pos = _PENN.get(p.tag, PUNCT if not any(c.isalnum() for c in tok.lower) else NOUN)
+        if tok.lower in lex.words("adverbs") and not (k and tokens[k - 1].pos == DET):
+            pos = ADV  # the lexicon's adverbs ("yesterday", "still"), as the matcher reads them
         if pos == VERB and p.tag in ("VBG", "VBN") and p.dep == "amod":
             pos = ADJ  # "the staging server", "a misconfigured proxy": a modifier
         elif pos == VERB and p.dep == "compound":
@@ -834,7 +841,11 @@ def _agree(tok: Token, pos: str, p: syntax.Parsed, *, first: bool) -> str:
     cands = _candidates(tok.lower)
     if pos in (NOUN, ADJ) and tok.text[:1].isupper() and (tok.capitalized or not cands):
         return PROPN
-    key = _UPOS.get(pos)
+    if pos == PROPN and first and tok.inflected == "ing" and (not cands or "VERB" in cands):
+        return VERB  # "Rebooting did not fix it": a gerund opening the sentence
+    if pos == ADJ and p.dep in ("dobj", "nsubj", "nsubjpass", "pobj") and "NOUN" in cands:
+        return NOUN  # "own a flat": an adjective's spelling in a noun's place
+    key = _UPOS.get(pos) if pos != NOUN else None  # "the remodel": verbs make nouns freely
     if key is not None and cands and key not in cands:
         # the dictionary knows the word, but not in this class ("have gluten", "is lactose
         # intolerant"): its own class, a noun first
@@ -881,14 +892,26 @@ def _nominal_verbs(tokens: list[Token]) -> None:
             t.pos = NOUN
         elif (
             t.pos == NOUN
-            and t.dep == "ROOT"
             and t.inflected == "s"
             and "VERB" in cands
             and prev is not None
             and prev.pos in (PROPN, PRON)
-            and not any(x.pos == VERB and x.dep != "conj" for x in tokens)
+            and not any(x.pos in (VERB, AUX, MODAL) and x.dep != "conj" for x in tokens)
         ):
-            t.pos = VERB
+            t.pos = VERB  # a sentence with no verb but this one ("Amira volunteers with")
+    first = tokens[0] if tokens else None
+    if (
+        first is not None
+        and len(tokens) > 1
+        and first.pos == NOUN
+        and first.tag == "NN"
+        and first.text[:1].isupper()
+        and first.inflected not in ("s", "ing")
+        and first.dep in ("nsubj", "nsubjpass")
+        and tokens[1].pos in (AUX, MODAL, NEG)
+        and "VERB" in _candidates(first.lower)
+    ):
+        first.pos = PROPN  # "Grace was promoted": a name that is also a word
 
 
 def _lemma(tok: Token, pos: str, parser_lemma: str) -> str:
