@@ -857,7 +857,7 @@ class ArgReader:
 
 #: Dependents that never belong to a noun phrase's name: an appositive pronoun ("the fix
 #: itself"), an interjection, a relative or adverbial clause, an adverb of the clause.
-_DETACHED = frozenset({"appos", "intj", "relcl", "advcl", "punct", "mark"})
+_DETACHED = frozenset({"intj", "relcl", "advcl", "punct", "mark"})
 #: Adverbial dependents, detached only after the head ("the fix now"); before it they modify
 #: the noun ("the science fair project").
 _TRAILING = frozenset({"advmod", "npadvmod"})
@@ -890,6 +890,7 @@ def phrase_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:
             and s <= j < e
             and seen < e - s
             and toks[j].dep not in _DETACHED
+            and not (toks[j].dep == "appos" and (toks[j].pos == PRON or toks[j - 1].pos == PUNCT))
             and not (toks[j].dep in _TRAILING and j > root)
         ):
             j, seen = toks[j].head, seen + 1

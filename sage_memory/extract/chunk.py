@@ -436,6 +436,14 @@ def _repair_names(tokens: list[Token], lex: Lexicon) -> None:
     first = tokens[0] if tokens else None
     if (
         first is not None
+        and first.pos == NOUN
+        and first.dep == "ROOT"
+        and first.inflected == ""
+        and "VERB" in _candidates(first.lower)
+    ):
+        first.pos = VERB  # "Hand in the report once ...": an imperative read as a noun
+    elif (
+        first is not None
         and first.pos == VERB
         and first.inflected == ""
         and "NOUN" in _candidates(first.lower)
@@ -825,36 +833,48 @@ def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexi
             pos = NOUN  # "the onboarding project"
         if tok.lower in _NUMBER_WORDS:
             pos = NUM
-        tok.pos = _agree(tok, pos, p, first=tok is tokens[0])
+        tok.pos = _agree(tok, pos, p, first=k == 0, prev=tokens[k - 1] if k else None)
     _nominal_verbs(tokens)
     for tok, p in zip(tokens, parsed, strict=True):
         if tok.pos not in (CODE, AUX, MODAL, NEG, POSS, PUNCT) and not _closed_pos(tok, lex):
             tok.lemma = _lemma(tok, tok.pos, p.lemma)
 
 
-def _agree(tok: Token, pos: str, p: syntax.Parsed, *, first: bool) -> str:
+def _agree(tok: Token, pos: str, p: syntax.Parsed, *, first: bool, prev: Token | None) -> str:
     """The parser's part of speech, checked against the dictionary where the small model is
-    weak: rare words and names. A capital inside a sentence marks a name; a capitalised
-    opening word the dictionary does not know is a name too ("Theo is ..."); a word tagged
-    adjective or adverb that the dictionary knows only as a noun is a noun ("hates
-    cilantro")."""
+    weak: rare words and names. A word the dictionary does not know is a noun (a verb only
+    with a verb's ending); a capital inside a sentence marks a name, and a capitalised opening
+    word the dictionary does not know is a name too ("Theo is ..."); a word the dictionary
+    knows, tagged in a class it does not have, takes one it has ("have gluten")."""
     cands = _candidates(tok.lower)
-    if pos in (NOUN, ADJ) and tok.text[:1].isupper() and (tok.capitalized or not cands):
-        return PROPN
     if pos == PROPN and first and tok.inflected == "ing" and (not cands or "VERB" in cands):
         return VERB  # "Rebooting did not fix it": a gerund opening the sentence
-    if pos == ADJ and p.dep in ("dobj", "nsubj", "nsubjpass", "pobj") and "NOUN" in cands:
-        return NOUN  # "own a flat": an adjective's spelling in a noun's place
-    key = _UPOS.get(pos) if pos != NOUN else None  # "the remodel": verbs make nouns freely
-    if key is not None and cands and key not in cands:
+    if not cands and pos in (VERB, ADJ, ADV):
+        if pos == VERB and tok.inflected in ("ing", "ed"):
+            pass  # "dockerized", "rebooting": an unknown word with a verb's ending
+        elif pos != VERB and (p.dep == "amod" or tok.lower.endswith("ly")):
+            pass  # "sous chef", "weirdly": a modifier the model placed as one
+        else:
+            pos = NOUN  # "uses kafka", "Raj joined": the name of a thing or a person
+    elif pos == ADJ and p.dep in ("dobj", "nsubj", "nsubjpass", "pobj") and "NOUN" in cands:
+        pos = NOUN  # "own a flat": an adjective's spelling in a noun's place
+    elif pos == VERB and p.tag != "VBG" and p.dep in _SUBJECT_OBJECT and "NOUN" in cands:
+        pos = NOUN  # "the logo redesign is on hold": a verb's spelling as a subject
+    elif pos != NOUN and (key := _UPOS.get(pos)) is not None and cands and key not in cands:
         # the dictionary knows the word, but not in this class ("have gluten", "is lactose
-        # intolerant"): its own class, a noun first
+        # intolerant"): one of its own classes, a noun first; a noun the dictionary knows
+        # only as a verb stays a noun ("the remodel"): verbs make nouns freely
         for other, ours in (("NOUN", NOUN), ("ADJ", ADJ), ("VERB", VERB)):
             if other in cands:
-                return ours
-    if pos in (ADJ, ADV) and not cands and p.dep != "amod" and not tok.lower.endswith("ly"):
-        return NOUN  # an unknown word the model calls a modifier of nothing: a name of a thing
+                pos = ours
+                break
+    named = tok.capitalized and (prev is None or prev.lower not in (":", "-", '"', "(", "•", "*"))
+    if pos in (NOUN, ADJ, VERB, ADV) and tok.text[:1].isupper() and (named or not cands):
+        return PROPN
     return pos
+
+
+_SUBJECT_OBJECT = frozenset({"nsubj", "nsubjpass", "dobj", "pobj"})
 
 
 _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "appos"})
@@ -883,6 +903,7 @@ def _nominal_verbs(tokens: list[Token]) -> None:
         elif (
             t.pos == VERB
             and t.tag == "VBZ"
+            and t.dep != "ROOT"
             and "NOUN" in cands
             and prev is not None
             and prev.dep in ("dobj", "pobj", "amod", "compound")
@@ -901,6 +922,14 @@ def _nominal_verbs(tokens: list[Token]) -> None:
             t.pos = VERB  # a sentence with no verb but this one ("Amira volunteers with")
     first = tokens[0] if tokens else None
     if (
+        first is not None
+        and first.pos == NOUN
+        and first.dep == "ROOT"
+        and first.inflected == ""
+        and "VERB" in _candidates(first.lower)
+    ):
+        first.pos = VERB  # "Hand in the report once ...": an imperative read as a noun
+    elif (
         first is not None
         and len(tokens) > 1
         and first.pos == NOUN
