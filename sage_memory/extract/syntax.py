@@ -107,9 +107,7 @@ class _Parser:
 
 
 def _read(doc: Any) -> tuple[Parsed, ...]:
-    return tuple(
-        Parsed(t.tag_, (t.lemma_ or t.text).lower(), t.dep_, t.head.i) for t in doc
-    )
+    return tuple(Parsed(t.tag_, (t.lemma_ or t.text).lower(), t.dep_, t.head.i) for t in doc)
 
 
 _PARSER = _Parser()
