@@ -236,13 +236,13 @@ class ArgReader:
                 subject = self._coordinated_nps(toks, self._trim_start(toks, s, verbs[0]), verbs[0])
                 if subject:
                     return subject
+        antecedent = self._relative_antecedent(toks, s, e)
+        if antecedent is not None:
+            return [antecedent]
         span = self._subject_span(toks, s, e)
         if span is None:
             return []
         s, e = span
-        antecedent = self._relative_antecedent(toks, s)
-        if antecedent is not None:
-            return [antecedent]
         if e - s == 1 and toks[s].pos in (PRON, POSS):
             return [self._pronoun(toks, s)]
         # a possessor only: "Ana's" before "favourite"
@@ -253,12 +253,16 @@ class ArgReader:
             return [task]
         return self._verbal_subject(toks, s, e, clause_ok=clause_ok)
 
-    def _relative_antecedent(self, toks: list[Token], s: int) -> Arg | None:
-        """ "the background check, which in turn waits on ...": the subject of a relative
-        clause is the noun phrase the clause hangs on (read from the parse; None without)."""
-        t = toks[s]
+    def _relative_antecedent(self, toks: list[Token], s: int, e: int) -> Arg | None:
+        """ "the review, which in turn waits on ...": the subject of a relative clause that
+        ends the span is the noun phrase the clause hangs on (from the parse; None without)."""
+        k = e - 1
+        while k > s and toks[k].pos != PUNCT and toks[k].lower not in ("which", "that", "who"):
+            k -= 1
+        t = toks[k]
         if t.lower not in ("which", "that", "who") or t.dep not in ("nsubj", "nsubjpass"):
             return None
+        s = k
         verb = t.head
         if not 0 <= verb < len(toks) or toks[verb].dep != "relcl":
             return None
