@@ -353,13 +353,23 @@ def write_readme() -> None:
     for path in sorted(RESULTS.glob("extraction_*.json")):
         saved = json.loads(path.read_text(encoding="utf-8"))
         for ex_name, r in saved["results"].items():
-            g = r["groups"]["overall"]
-            rows.append(
-                f"| {saved['name']} | {ex_name} | {', '.join(saved['data'])} | {g['items']} | "
-                f"{_fmt(g['nodes']).replace(' ', ' / ')} | "
-                f"**{_fmt(g['edges']).replace(' ', ' / ')}** | {g['edges_strict']['f1']:.2f} | "
-                f"{saved['commit'][:10]} {saved['ran_at'][:10]} |"
-            )
+            # a run over several files: the whole, then each file on its own row
+            parts = [("overall", ", ".join(saved["data"]))]
+            if len(saved["data"]) > 1:
+                parts += [
+                    (key, "↳ " + key.removeprefix("file:"))
+                    for key in sorted(r["groups"])
+                    if key.startswith("file:")
+                ]
+            for key, data in parts:
+                g = r["groups"][key]
+                rows.append(
+                    f"| {saved['name']} | {ex_name} | {data} | {g['items']} | "
+                    f"{_fmt(g['nodes']).replace(' ', ' / ')} | "
+                    f"**{_fmt(g['edges']).replace(' ', ' / ')}** | "
+                    f"{g['edges_strict']['f1']:.2f} | "
+                    f"{saved['commit'][:10]} {saved['ran_at'][:10]} |"
+                )
     table = "\n".join(
         [
             _README_START,
