@@ -128,7 +128,7 @@ class ArgReader:
             "for",
         ):
             j += 1
-        if j < n and toks[j].lower in ("the", "this", "that"):
+        if j < n and toks[j].lower in ("the", "this", "that", "these", "those"):
             j += 1
         start_core = j
         while j < n and (toks[j].lower in self.time_mods or toks[j].pos == NUM):
@@ -242,7 +242,7 @@ class ArgReader:
         span = self._subject_span(toks, s, e)
         if span is None:
             return []
-        s, e = span
+        s, e = subject_extent(toks, *span)
         if e - s == 1 and toks[s].pos in (PRON, POSS):
             return [self._pronoun(toks, s)]
         # a possessor only: "Ana's" before "favourite"
@@ -917,3 +917,33 @@ def _depends_on(toks: list[Token], k: int, head: int) -> bool:
             return False
         k = toks[k].head
     return False
+
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+
+
+def subject_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:
+    """The subject inside a span before a relation's words, by the parse: the one word of the
+    span that is the subject of a verb outside it, with the words that depend on it ("lol I
+    use", "On this phone the tray is", "fwiw a tarte tatin is": what opens the span is not the
+    subject). Unchanged without a parse or without exactly one such word."""
+    if e - s < 2 or toks[s].head < 0:
+        return s, e
+    subjects = [
+        k
+        for k in range(s, e)
+        if toks[k].dep in _SUBJECTS
+        and not s <= toks[k].head < e
+        and (toks[k].pos in NOMINAL or toks[k].pos == PRON)
+    ]
+    if len(subjects) != 1:
+        return s, e
+    head = subjects[0]
+    lo, hi = head, head + 1
+    while lo > s and _depends_on(toks, lo - 1, head):
+        lo -= 1
+    while hi < e and _depends_on(toks, hi, head):
+        hi += 1
+    while hi < e and toks[hi].pos in (NOUN, PROPN) and toks[hi - 1].pos in (NOUN, PROPN):
+        hi += 1  # a compound the parse split ("QA sign-off has ..."): its nouns stay together
+    return lo, hi

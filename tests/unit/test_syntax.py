@@ -122,3 +122,13 @@ def test_dictionary_tagger_fallback(dictionary_tagger: None) -> None:
     reader = ArgReader(default_lexicon())
     toks = tokenize("The export job needs the ledger.")
     assert [a.name for a in reader.after(toks, 4, 6, clause_ok=False)] == ["ledger"]
+
+
+def test_subject_is_the_verbs_subject_not_what_opens_the_clause() -> None:
+    found = edges("On my old bike the chain guard is part of the frame.")
+    assert ("chain guard", "PART_OF", "frame", False) in found
+
+
+def test_time_phrase_with_these_is_no_part_of_a_task() -> None:
+    found = edges("Lately we prefer short standups these days.")
+    assert ("user", "PREFERS", "short standup", False) in found
