@@ -895,7 +895,7 @@ def phrase_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:
             and seen < e - s
             and toks[j].dep not in _DETACHED
             and not (toks[j].dep == "appos" and (toks[j].pos == PRON or toks[j - 1].pos == PUNCT))
-            and not (toks[j].dep in _TRAILING and j > root)
+            and not (toks[j].dep in _TRAILING and j > root and toks[j].pos not in NOMINAL)
         ):
             j, seen = toks[j].head, seen + 1
         if j == root:
