@@ -97,7 +97,9 @@ def test_extract_many_matches_extract_one_by_one() -> None:
         "Dropping the stale cache fixed the slow dashboard.",
     ]
     ex = StructureExtractor()
-    batch = ex.extract_many([(memory(t, f"m{k}"), ExtractionContext()) for k, t in enumerate(texts)])
+    batch = ex.extract_many(
+        [(memory(t, f"m{k}"), ExtractionContext()) for k, t in enumerate(texts)]
+    )
     single = [ex.extract(memory(t, f"m{k}"), ExtractionContext()) for k, t in enumerate(texts)]
     assert [sorted(e.relation for e in d.edges) for d in batch] == [
         sorted(e.relation for e in d.edges) for d in single
