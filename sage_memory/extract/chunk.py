@@ -436,6 +436,17 @@ def _repair_names(tokens: list[Token], lex: Lexicon) -> None:
     first = tokens[0] if tokens else None
     if (
         first is not None
+        and len(tokens) > 1
+        and first.pos in (NOUN, VERB, ADJ)
+        and first.text[:1].isupper()
+        and first.dep == "compound"
+        and 0 < first.head < len(tokens)
+        and tokens[first.head].pos == PROPN
+        and all(t.pos == PROPN for t in tokens[1 : first.head + 1])
+    ):
+        first.pos, first.lemma = PROPN, first.lower  # "Project Osprey is ...": a title-case name
+    elif (
+        first is not None
         and first.pos == NOUN
         and first.dep == "ROOT"
         and first.inflected == ""
@@ -922,6 +933,17 @@ def _nominal_verbs(tokens: list[Token]) -> None:
             t.pos = VERB  # a sentence with no verb but this one ("Amira volunteers with")
     first = tokens[0] if tokens else None
     if (
+        first is not None
+        and len(tokens) > 1
+        and first.pos in (NOUN, VERB, ADJ)
+        and first.text[:1].isupper()
+        and first.dep == "compound"
+        and 0 < first.head < len(tokens)
+        and tokens[first.head].pos == PROPN
+        and all(t.pos == PROPN for t in tokens[1 : first.head + 1])
+    ):
+        first.pos, first.lemma = PROPN, first.lower  # "Project Osprey is ...": a title-case name
+    elif (
         first is not None
         and first.pos == NOUN
         and first.dep == "ROOT"
