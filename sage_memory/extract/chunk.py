@@ -907,10 +907,25 @@ def _nominal_verbs(tokens: list[Token]) -> None:
         if t.lower == "longer" and prev is not None and prev.lower == "no":
             prev.pos = t.pos = ADV  # "no longer": a negating adverb
         elif t.pos == VERB and t.tag == "VBG" and "NOUN" in cands:
-            if (t.dep in _NOMINAL_DEPS and deps & {"det", "poss", "amod", "compound"}) or (
-                t.dep == "acl" and t.head == k - 1 and not deps & {"dobj", "nsubj"}
+            at_end = all(x.pos == PUNCT for x in tokens[k + 1 :])
+            if (
+                (t.dep in _NOMINAL_DEPS and deps & {"det", "poss", "amod", "compound"})
+                or (t.dep == "acl" and t.head == k - 1 and not deps & {"dobj", "nsubj"})
+                or (at_end and prev is not None and prev.pos == NOUN and not deps - {"punct"})
             ):
-                t.pos = NOUN
+                t.pos = NOUN  # "the swelling", "the ankle swelling", "... the server running."
+        elif (
+            k == 0
+            and t.inflected == "ing"
+            and "VERB" in cands
+            and t.dep in ("amod", "compound")
+            and 0 < t.head < len(tokens)
+            and tokens[t.head].tag == "NNS"
+            and tokens[tokens[t.head].head].tag == "VBZ"
+        ):
+            # "Running migrations depends on ...": a plural noun cannot be the subject of
+            # "depends"; the gerund is, with the noun as its object
+            t.pos, t.lemma = VERB, base_form(t.lower)
         elif (
             t.pos == VERB
             and t.tag == "VBZ"
