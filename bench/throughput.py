@@ -60,10 +60,10 @@ TEMPLATES = [
 ]
 
 
-def corpus(n: int) -> list[str]:
+def corpus(n: int, locomo: Path = LOCOMO) -> list[str]:
     texts: list[str] = []
-    if LOCOMO.exists():
-        for sample in json.loads(LOCOMO.read_text()):
+    if locomo.exists():
+        for sample in json.loads(locomo.read_text()):
             conv = sample["conversation"]
             sessions = sorted(
                 (k for k in conv if k.startswith("session_") and isinstance(conv[k], list)),
@@ -196,8 +196,11 @@ def main() -> None:
     ap.add_argument(
         "--no-write", action="store_true", help="print only: no results file, no README table"
     )
+    ap.add_argument(
+        "--locomo", type=Path, default=LOCOMO, help="LoCoMo dev split (from a worktree elsewhere)"
+    )
     args = ap.parse_args()
-    texts = corpus(args.n + args.singles)
+    texts = corpus(args.n + args.singles, args.locomo)
     bulk, singles = texts[: args.n], texts[args.n :]
     rng = random.Random(3)
     queries = [
