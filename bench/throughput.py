@@ -108,6 +108,21 @@ def summary(
 
 
 def bench_sage(
+    texts: list[str], singles: list[str], queries: list[str], folder: Path, *, parser: bool = True
+) -> dict[str, Any]:
+    from sage_memory.extract import syntax
+
+    syntax.use_parser(parser)
+    try:
+        out = _bench_sage(texts, singles, queries, folder)
+    finally:
+        syntax.use_parser(True)
+    if not parser:
+        out["system"] += ", extractor without the parser"
+    return out
+
+
+def _bench_sage(
     texts: list[str], singles: list[str], queries: list[str], folder: Path
 ) -> dict[str, Any]:
     with SageMemory(folder) as mem:
@@ -172,6 +187,16 @@ def main() -> None:
     ap.add_argument("--singles", type=int, default=100, help="single adds timed after the bulk")
     ap.add_argument("--queries", type=int, default=200, help="searches timed")
     ap.add_argument(
+        "--parser",
+        choices=("on", "off", "both"),
+        default="on",
+        help="the structure extractor's spaCy parser: on (the default), off (its dictionary "
+        "tagger), or both side by side in one run",
+    )
+    ap.add_argument(
+        "--no-write", action="store_true", help="print only: no results file, no README table"
+    )
+    ap.add_argument(
         "--locomo", type=Path, default=LOCOMO, help="LoCoMo dev split (from a worktree elsewhere)"
     )
     args = ap.parse_args()
@@ -193,10 +218,9 @@ def main() -> None:
     ]
     tmp = Path(tempfile.mkdtemp(prefix="sage-bench-"))
     try:
-        rows = [
-            bench_sage(bulk, singles, queries, tmp / "sage"),
-            bench_chroma(bulk, singles, queries, tmp / "chroma"),
-        ]
+        modes = {"on": [True], "off": [False], "both": [False, True]}[args.parser]
+        rows = [bench_sage(bulk, singles, queries, tmp / f"sage-{on}", parser=on) for on in modes]
+        rows.append(bench_chroma(bulk, singles, queries, tmp / "chroma"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     commit = subprocess.run(
@@ -216,11 +240,14 @@ def main() -> None:
         "embedder": repr(make_embedder("minilm")),
         "rows": rows,
     }
+    table = render(result)
+    print(table)
+    print(f"load average {result['load_average']} on {result['machine']['cpus']} cpus")
+    if args.no_write:
+        return
     out = ROOT / "bench" / "results" / "throughput.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
-    table = render(result)
-    print(table)
     write_readme(table)
 
 
@@ -235,8 +262,18 @@ def render(result: dict[str, Any]) -> str:
             f"| {r['system']} | {r['bulk_add_per_s']:.0f} | {r['add_p50_ms']:.1f} / "
             f"{r['add_p95_ms']:.1f} | {r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} |"
         )
-    sage, chroma = rows[0], rows[1]
+    sage, chroma = rows[-2], rows[-1]
     bulk = sage["bulk_add_per_s"] / chroma["bulk_add_per_s"]
+    if len(rows) == 3:  # --parser both: without, then with the parser, side by side
+        off = rows[0]
+        lines += [
+            "",
+            "With the extractor's parser against without it: bulk add "
+            f"{sage['bulk_add_per_s'] / off['bulk_add_per_s']:.2f}x, single add p50 "
+            f"{sage['add_p50_ms'] / off['add_p50_ms']:.2f}x, p95 "
+            f"{sage['add_p95_ms'] / off['add_p95_ms']:.2f}x, search p95 "
+            f"{sage['search_p95_ms'] / off['search_p95_ms']:.2f}x.",
+        ]
     lines += [
         "",
         f"SageMemory against plain Chroma: bulk add {bulk:.2f}x "

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -719,14 +719,17 @@ def build_parser() -> argparse.ArgumentParser:
         "characters search prints).",
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    # Both default to None here and are filled from the environment by _where(): an --path
+    # typed on the command line must win over a $SAGE_MEMORY_URL left in the shell.
     p.add_argument(
         "--path",
-        default=env.get("SAGE_MEMORY_PATH", "./memory"),
-        help="memory folder (default: $SAGE_MEMORY_PATH or ./memory)",
+        default=None,
+        help="memory folder (default: $SAGE_MEMORY_PATH or ./memory; given, it wins over "
+        "$SAGE_MEMORY_URL)",
     )
     p.add_argument(
         "--db",
-        default=env.get("SAGE_MEMORY_URL"),
+        default=None,
         help="server mode: postgresql://... URL, used instead of --path "
         "(default: $SAGE_MEMORY_URL)",
     )
@@ -886,9 +889,28 @@ _NEEDS_FOLDER = frozenset(
 DEFAULT_USER = "default"
 
 
+def _where(args: argparse.Namespace, env: Mapping[str, str]) -> str | None:
+    """Settle folder or server from the flags, then the environment; an error message or None.
+
+    A flag beats an environment variable: ``--path`` with ``$SAGE_MEMORY_URL`` set opens the
+    folder (it used to open the server and ignore the folder named on the command line).
+    """
+    if args.path is not None and args.db is not None:
+        return "give --path (a folder) or --db (a server), not both"
+    if args.path is None and args.db is None:
+        args.db = env.get("SAGE_MEMORY_URL") or None
+    if args.path is None:
+        args.path = env.get("SAGE_MEMORY_PATH", "./memory")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    problem = _where(args, os.environ)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     scopeless = args.user is None and args.agent is None and args.run is None
     if scopeless and args.command not in ("demo", "load", "stats", "export", "backup", "ui"):
         args.user = DEFAULT_USER

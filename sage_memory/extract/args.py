@@ -128,7 +128,7 @@ class ArgReader:
             "for",
         ):
             j += 1
-        if j < n and toks[j].lower in ("the", "this", "that"):
+        if j < n and toks[j].lower in ("the", "this", "that", "these", "those"):
             j += 1
         start_core = j
         while j < n and (toks[j].lower in self.time_mods or toks[j].pos == NUM):
@@ -236,10 +236,13 @@ class ArgReader:
                 subject = self._coordinated_nps(toks, self._trim_start(toks, s, verbs[0]), verbs[0])
                 if subject:
                     return subject
+        antecedent = self._relative_antecedent(toks, s, e)
+        if antecedent is not None:
+            return [antecedent]
         span = self._subject_span(toks, s, e)
         if span is None:
             return []
-        s, e = span
+        s, e = subject_extent(toks, *span)
         if e - s == 1 and toks[s].pos in (PRON, POSS):
             return [self._pronoun(toks, s)]
         # a possessor only: "Ana's" before "favourite"
@@ -249,6 +252,28 @@ class ArgReader:
         if task is not None:
             return [task]
         return self._verbal_subject(toks, s, e, clause_ok=clause_ok)
+
+    def _relative_antecedent(self, toks: list[Token], s: int, e: int) -> Arg | None:
+        """ "the review, which in turn waits on ...": the subject of a relative clause that
+        ends the span is the noun phrase the clause hangs on (from the parse; None without)."""
+        k = e - 1
+        while k > s and toks[k].pos != PUNCT and toks[k].lower not in ("which", "that", "who"):
+            k -= 1
+        t = toks[k]
+        if t.lower not in ("which", "that", "who") or t.dep not in ("nsubj", "nsubjpass"):
+            return None
+        s = k
+        verb = t.head
+        if not 0 <= verb < len(toks) or toks[verb].dep != "relcl":
+            return None
+        noun = toks[verb].head
+        if not 0 <= noun < s or toks[noun].pos not in NOMINAL:
+            return None
+        lo = noun
+        while lo > 0 and _depends_on(toks, lo - 1, noun):
+            lo -= 1
+        arg = self._np(toks, lo, noun + 1)
+        return arg if arg.name else None
 
     def _subject_span(self, toks: list[Token], s: int, e: int) -> tuple[int, int] | None:
         """The subject span less edges, a closing time phrase, a fronted phrase and the doer
@@ -720,6 +745,7 @@ class ArgReader:
         k, possessor = self._np_start(toks, s, e)
         while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
             e -= 1
+        k, e = phrase_extent(toks, k, e)
         if (
             e - k >= 2
             and toks[k].pos in (NOUN, PROPN)
@@ -831,3 +857,93 @@ class ArgReader:
         words = tuple(t.lower for t in span)
         head = next((t.lemma for t in span if t.pos in NOMINAL), "")
         return Arg(s, e, _join(span), CLAUSE, head=head, words=words)
+
+
+#: Dependents that never belong to a noun phrase's name: an appositive pronoun ("the fix
+#: itself"), an interjection, a relative or adverbial clause, an adverb of the clause.
+_DETACHED = frozenset({"intj", "relcl", "advcl", "punct", "mark"})
+#: Adverbial dependents, detached only after the head ("the fix now"); before it they modify
+#: the noun ("the science fair project").
+_TRAILING = frozenset({"advmod", "npadvmod"})
+
+
+def phrase_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:
+    """The part of ``[s, e)`` that the parse says is one noun phrase: its head (the one word
+    whose head lies outside the span) and the words that depend on it, less the dependents
+    that name no part of it. The span is returned unchanged without a parse, or when the
+    parse does not give one nominal head (a clause, a list, a tagging the rules read
+    differently)."""
+    if e - s < 2 or toks[s].head < 0:
+        return s, e
+    roots = [k for k in range(s, e) if not s <= toks[k].head < e or toks[k].head == k]
+    if len(roots) != 1:
+        return s, e
+    root = roots[0]
+    if toks[root].pos == PREP:  # "of our services": the object of a stray preposition
+        objects = [k for k in range(s, e) if toks[k].head == root and toks[k].dep == "pobj"]
+        if len(objects) != 1:
+            return s, e
+        root = objects[0]
+    if toks[root].pos not in NOMINAL:
+        return s, e
+    keep = {root}
+    for k in range(s, e):  # a word stays when its chain of heads reaches the root inside
+        j, seen = k, 0
+        while (
+            j != root
+            and s <= j < e
+            and seen < e - s
+            and toks[j].dep not in _DETACHED
+            and not (toks[j].dep == "appos" and (toks[j].pos == PRON or toks[j - 1].pos == PUNCT))
+            and not (toks[j].dep in _TRAILING and j > root and toks[j].pos not in NOMINAL)
+        ):
+            j, seen = toks[j].head, seen + 1
+        if j == root:
+            keep.add(k)
+    lo = hi = root
+    while lo - 1 in keep:
+        lo -= 1
+    while hi + 1 in keep:
+        hi += 1
+    return lo, hi + 1
+
+
+def _depends_on(toks: list[Token], k: int, head: int) -> bool:
+    """Whether token ``k``'s chain of heads reaches ``head``."""
+    for _ in range(len(toks)):
+        if k == head:
+            return True
+        if toks[k].head == k or toks[k].head < 0:
+            return False
+        k = toks[k].head
+    return False
+
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+
+
+def subject_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:
+    """The subject inside a span before a relation's words, by the parse: the one word of the
+    span that is the subject of a verb outside it, with the words that depend on it ("lol I
+    use", "On this phone the tray is", "fwiw a tarte tatin is": what opens the span is not the
+    subject). Unchanged without a parse or without exactly one such word."""
+    if e - s < 2 or toks[s].head < 0:
+        return s, e
+    subjects = [
+        k
+        for k in range(s, e)
+        if toks[k].dep in _SUBJECTS
+        and not s <= toks[k].head < e
+        and (toks[k].pos in NOMINAL or toks[k].pos == PRON)
+    ]
+    if len(subjects) != 1:
+        return s, e
+    head = subjects[0]
+    lo, hi = head, head + 1
+    while lo > s and _depends_on(toks, lo - 1, head):
+        lo -= 1
+    while hi < e and _depends_on(toks, hi, head):
+        hi += 1
+    while hi < e and toks[hi].pos in (NOUN, PROPN) and toks[hi - 1].pos in (NOUN, PROPN):
+        hi += 1  # a compound the parse split ("QA sign-off has ..."): its nouns stay together
+    return lo, hi

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sage_memory.extract import syntax
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
 from sage_memory.extract.text import find_code_mentions, find_quoted, find_user_ids
 
@@ -67,6 +68,9 @@ class Token:
     end: int
     capitalized: bool = False
     inflected: str = ""  # "s", "ed", "ing" when the word carries that ending
+    tag: str = ""  # the parser's Penn tag ("" from the dictionary tagger)
+    dep: str = ""  # the parser's label of the arc to the head ("nsubjpass", "dobj", ...)
+    head: int = -1  # index of the head token in the sentence (-1: no parse)
 
     def __repr__(self) -> str:
         return f"{self.text}/{self.pos}"
@@ -188,8 +192,19 @@ def _raw_tokens(text: str) -> list[tuple[str, int, int, str]]:
 
 
 def tokenize(text: str, lexicon: Lexicon | None = None) -> list[Token]:
-    """Tokens of one sentence, each with a lemma and a part of speech."""
+    """Tokens of one sentence, each with a lemma and a part of speech (and, when spaCy's
+    pipeline is installed, its Penn tag and dependency arc: :mod:`.syntax`)."""
     lex = lexicon or default_lexicon()
+    tokens = _untagged(text)
+    parsed = syntax.parse(sentence_words(tokens))
+    if parsed is not None and len(parsed) == len(tokens):
+        tag_parsed(tokens, parsed, lex)
+    else:
+        _tag(tokens, lex)
+    return tokens
+
+
+def _untagged(text: str) -> list[Token]:
     tokens: list[Token] = []
     for i, (word, start, end, kind) in enumerate(_raw_tokens(text)):
         low = word.lower().replace("’", "'")
@@ -199,8 +214,20 @@ def tokenize(text: str, lexicon: Lexicon | None = None) -> list[Token]:
             tokens.append(Token(word, low, low, CODE, start, end, cap, kind))
             continue
         tokens.append(Token(word, low, low, "", start, end, cap and i > 0, _inflection(low)))
-    _tag(tokens, lex)
     return tokens
+
+
+def sentence_words(tokens: list[Token]) -> syntax.Words:
+    """The words the parser reads for these tokens (the key of its cache)."""
+    return syntax.as_words(
+        (t.text, k + 1 < len(tokens) and tokens[k + 1].start > t.end) for k, t in enumerate(tokens)
+    )
+
+
+def prime(texts: list[str]) -> None:
+    """Parse many sentences in one batch of the parser (nothing when it is not installed)."""
+    if syntax.available():
+        syntax.prime([sentence_words(_untagged(t)) for t in texts])
 
 
 def _closed_pos(tok: Token, lex: Lexicon) -> str:
@@ -408,6 +435,25 @@ def _repair_names(tokens: list[Token], lex: Lexicon) -> None:
     # imperative, when a third-person verb follows it in the same clause
     first = tokens[0] if tokens else None
     if (
+        first is not None
+        and len(tokens) > 1
+        and first.pos in (NOUN, VERB, ADJ)
+        and first.text[:1].isupper()
+        and first.dep == "compound"
+        and 0 < first.head < len(tokens)
+        and tokens[first.head].pos == PROPN
+        and all(t.pos == PROPN for t in tokens[1 : first.head + 1])
+    ):
+        first.pos, first.lemma = PROPN, first.lower  # "Project Osprey is ...": a title-case name
+    elif (
+        first is not None
+        and first.pos == NOUN
+        and first.dep == "ROOT"
+        and first.inflected == ""
+        and "VERB" in _candidates(first.lower)
+    ):
+        first.pos = VERB  # "Hand in the report once ...": an imperative read as a noun
+    elif (
         first is not None
         and first.pos == VERB
         and first.inflected == ""
@@ -720,3 +766,233 @@ def _after_verb_or_start(c: _Context) -> str | None:
             return ADJ
         return NOUN if "NOUN" in has else VERB
     return None
+
+
+#: Penn Treebank tags of open-class and leftover words, in this module's tag set.
+_PENN = {
+    "NN": NOUN,
+    "NNS": NOUN,
+    "NNP": PROPN,
+    "NNPS": PROPN,
+    "FW": NOUN,
+    "VB": VERB,
+    "VBD": VERB,
+    "VBG": VERB,
+    "VBN": VERB,
+    "VBP": VERB,
+    "VBZ": VERB,
+    "JJ": ADJ,
+    "JJR": ADJ,
+    "JJS": ADJ,
+    "AFX": ADJ,
+    "RB": ADV,
+    "RBR": ADV,
+    "RBS": ADV,
+    "WRB": ADV,
+    "RP": ADV,
+    "EX": ADV,
+    "UH": ADV,
+    "CD": NUM,
+    "MD": MODAL,
+    "DT": DET,
+    "PDT": DET,
+    "WDT": DET,
+    "PRP": PRON,
+    "WP": PRON,
+    "PRP$": POSS,
+    "WP$": POSS,
+    "IN": PREP,
+    "TO": PART,
+    "CC": CONJ,
+    "POS": POSS,
+}
+_UPOS = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}
+
+
+def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexicon) -> None:
+    """Parts of speech and lemmas from the parser's tags, arcs kept on each token.
+
+    Closed classes keep the lexicon's reading (the matcher's phrasings are written against
+    it); the words the lexicon leaves open, and the few closed words whose class depends on
+    the sentence ("her" possessive or object, "'s" possessive or "is"), take the parser's.
+    """
+    _tag_closed(tokens, lex)
+    for k, (tok, p) in enumerate(zip(tokens, parsed, strict=True)):
+        tok.tag, tok.dep, tok.head = p.tag, p.dep, p.head
+        if tok.pos == CODE:
+            continue
+        if tok.lower == "her" and p.tag in ("PRP$", "PRP"):
+            tok.pos = POSS if p.tag == "PRP$" else PRON
+        elif tok.lower in ("'s", "’s") and p.tag in ("POS", "VBZ"):
+            nxt = tokens[k + 1].lower if k + 1 < len(tokens) else ""
+            # "Roisin's a member": before an article the clitic is "is", whatever the tag
+            after = parsed[k + 1].tag if k + 1 < len(parsed) else ""
+            possessive = (
+                p.tag == "POS"
+                and nxt not in lex.words("determiners")
+                and after.startswith(("NN", "JJ", "CD", "VBG", "VBN"))
+            )
+            tok.pos, tok.lemma = (POSS, "'s") if possessive else (AUX, "be")
+        if tok.pos:
+            continue
+        pos = _PENN.get(p.tag, PUNCT if not any(c.isalnum() for c in tok.lower) else NOUN)
+        if tok.lower in lex.words("adverbs") and not (k and tokens[k - 1].pos == DET):
+            pos = ADV  # the lexicon's adverbs ("yesterday", "still"), as the matcher reads them
+        if pos == VERB and p.tag in ("VBG", "VBN") and p.dep == "amod":
+            pos = ADJ  # "the staging server", "a misconfigured proxy": a modifier
+        elif pos == VERB and p.dep == "compound":
+            pos = NOUN  # "the onboarding project"
+        if tok.lower in _NUMBER_WORDS:
+            pos = NUM
+        tok.pos = _agree(tok, pos, p, first=k == 0, prev=tokens[k - 1] if k else None)
+    _nominal_verbs(tokens)
+    for tok, p in zip(tokens, parsed, strict=True):
+        if tok.pos not in (CODE, AUX, MODAL, NEG, POSS, PUNCT) and not _closed_pos(tok, lex):
+            tok.lemma = _lemma(tok, tok.pos, p.lemma)
+
+
+def _agree(tok: Token, pos: str, p: syntax.Parsed, *, first: bool, prev: Token | None) -> str:
+    """The parser's part of speech, checked against the dictionary where the small model is
+    weak: rare words and names. A word the dictionary does not know is a noun (a verb only
+    with a verb's ending); a capital inside a sentence marks a name, and a capitalised opening
+    word the dictionary does not know is a name too ("Theo is ..."); a word the dictionary
+    knows, tagged in a class it does not have, takes one it has ("have gluten")."""
+    cands = _candidates(tok.lower)
+    if pos == PROPN and first and tok.inflected == "ing" and (not cands or "VERB" in cands):
+        return VERB  # "Rebooting did not fix it": a gerund opening the sentence
+    if not cands and pos in (VERB, ADJ, ADV):
+        if pos == VERB and tok.inflected in ("ing", "ed"):
+            pass  # "dockerized", "rebooting": an unknown word with a verb's ending
+        elif pos != VERB and (p.dep == "amod" or tok.lower.endswith("ly")):
+            pass  # "sous chef", "weirdly": a modifier the model placed as one
+        else:
+            pos = NOUN  # "uses kafka", "Raj joined": the name of a thing or a person
+    elif pos == ADJ and p.dep in ("dobj", "nsubj", "nsubjpass", "pobj") and "NOUN" in cands:
+        pos = NOUN  # "own a flat": an adjective's spelling in a noun's place
+    elif pos == VERB and p.tag != "VBG" and p.dep in _SUBJECT_OBJECT and "NOUN" in cands:
+        pos = NOUN  # "the logo redesign is on hold": a verb's spelling as a subject
+    elif pos != NOUN and (key := _UPOS.get(pos)) is not None and cands and key not in cands:
+        # the dictionary knows the word, but not in this class ("have gluten", "is lactose
+        # intolerant"): one of its own classes, a noun first; a noun the dictionary knows
+        # only as a verb stays a noun ("the remodel"): verbs make nouns freely
+        for other, ours in (("NOUN", NOUN), ("ADJ", ADJ), ("VERB", VERB)):
+            if other in cands:
+                pos = ours
+                break
+    named = tok.capitalized and (prev is None or prev.lower not in (":", "-", '"', "(", "•", "*"))
+    if pos in (NOUN, ADJ, VERB, ADV) and tok.text[:1].isupper() and (named or not cands):
+        return PROPN
+    return pos
+
+
+_SUBJECT_OBJECT = frozenset({"nsubj", "nsubjpass", "dobj", "pobj"})
+
+
+_NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "appos"})
+
+
+def _nominal_verbs(tokens: list[Token]) -> None:
+    """Where the parse and the word disagree on noun or verb, in the few shapes the small
+    model gets wrong on chat: a gerund with an article is a noun ("the swelling"); a verb form
+    right after an object is a compound's head ("prefers async updates"); a sentence whose
+    root is a plural noun after a name has that word as its verb ("Amira volunteers with")."""
+    children: dict[int, set[str]] = {}
+    for k, t in enumerate(tokens):
+        if t.head != k:
+            children.setdefault(t.head, set()).add(t.dep)
+    for k, t in enumerate(tokens):
+        deps = children.get(k, set())
+        cands = _candidates(t.lower)
+        prev = tokens[k - 1] if k else None
+        if t.lower == "longer" and prev is not None and prev.lower == "no":
+            prev.pos = t.pos = ADV  # "no longer": a negating adverb
+        elif t.pos == VERB and t.tag == "VBG" and "NOUN" in cands:
+            at_end = all(x.pos == PUNCT for x in tokens[k + 1 :])
+            if (
+                (t.dep in _NOMINAL_DEPS and deps & {"det", "poss", "amod", "compound"})
+                or (t.dep == "acl" and t.head == k - 1 and not deps & {"dobj", "nsubj"})
+                or (at_end and prev is not None and prev.pos == NOUN and not deps - {"punct"})
+            ):
+                t.pos = NOUN  # "the swelling", "the ankle swelling", "... the server running."
+        elif (
+            k == 0
+            and t.inflected == "ing"
+            and "VERB" in cands
+            and t.dep in ("amod", "compound")
+            and 0 < t.head < len(tokens)
+            and tokens[t.head].tag == "NNS"
+            and tokens[tokens[t.head].head].tag == "VBZ"
+        ):
+            # "Running migrations depends on ...": a plural noun cannot be the subject of
+            # "depends"; the gerund is, with the noun as its object
+            t.pos, t.lemma = VERB, base_form(t.lower)
+        elif (
+            t.pos == VERB
+            and t.tag == "VBZ"
+            and t.dep != "ROOT"
+            and "NOUN" in cands
+            and prev is not None
+            and prev.dep in ("dobj", "pobj", "amod", "compound")
+            and prev.pos in (NOUN, ADJ)
+            and "nsubj" not in deps
+        ):
+            t.pos = NOUN
+        elif (
+            t.pos == NOUN
+            and t.inflected == "s"
+            and "VERB" in cands
+            and prev is not None
+            and prev.pos in (PROPN, PRON)
+            and not any(x.pos in (VERB, AUX, MODAL) and x.dep != "conj" for x in tokens)
+        ):
+            t.pos = VERB  # a sentence with no verb but this one ("Amira volunteers with")
+    first = tokens[0] if tokens else None
+    if (
+        first is not None
+        and len(tokens) > 1
+        and first.pos in (NOUN, VERB, ADJ)
+        and first.text[:1].isupper()
+        and first.dep == "compound"
+        and 0 < first.head < len(tokens)
+        and tokens[first.head].pos == PROPN
+        and all(t.pos == PROPN for t in tokens[1 : first.head + 1])
+    ):
+        first.pos, first.lemma = PROPN, first.lower  # "Project Osprey is ...": a title-case name
+    elif (
+        first is not None
+        and first.pos == NOUN
+        and first.dep == "ROOT"
+        and first.inflected == ""
+        and "VERB" in _candidates(first.lower)
+    ):
+        first.pos = VERB  # "Hand in the report once ...": an imperative read as a noun
+    elif (
+        first is not None
+        and len(tokens) > 1
+        and first.pos == NOUN
+        and first.tag == "NN"
+        and first.text[:1].isupper()
+        and first.inflected not in ("s", "ing")
+        and first.dep in ("nsubj", "nsubjpass")
+        and tokens[1].pos in (AUX, MODAL, NEG)
+        and "VERB" in _candidates(first.lower)
+    ):
+        first.pos = PROPN  # "Grace was promoted": a name that is also a word
+
+
+def _lemma(tok: Token, pos: str, parser_lemma: str) -> str:
+    """A word's lemma: lemminflect's for its part of speech (the same dictionary as the
+    names' singular and base forms), the parser's when lemminflect does not know the word."""
+    if pos in (PROPN, ADJ, NUM):
+        return tok.lower
+    upos = _UPOS.get(pos)
+    if upos is None:
+        return parser_lemma or tok.lower
+    lemmas = _candidates(tok.lower).get(upos)
+    if lemmas:
+        if pos == NOUN and len(lemmas[0]) > len(tok.lower):
+            return tok.lower
+        return lemmas[0]
+    if pos == VERB:
+        return parser_lemma or base_form(tok.lower)
+    return tok.lower if pos != NOUN else singular(tok.lower)

@@ -17,6 +17,7 @@ the pattern extractor of :mod:`.rules`, which this extractor calls for them.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import re
@@ -44,6 +45,7 @@ from sage_memory.extract.chunk import (
     Token,
     base_form,
     is_superlative,
+    prime,
     third_person,
     tokenize,
     verb_known,
@@ -159,7 +161,17 @@ class StructureExtractor:
             )
 
     def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
-        """:meth:`extract` for each item, in order."""
+        """:meth:`extract` for each item, in order; their sentences are parsed first in one
+        batch of the parser (:func:`.chunk.prime`)."""
+        # a batch that fails is parsed again, one memory at a time, by extract()
+        with contextlib.suppress(Exception):
+            prime(
+                [
+                    piece
+                    for memory, _ in items
+                    for piece in _pieces(strip_private(memory.text or "")[:MAX_CHARS])
+                ]
+            )
         return [self.extract(memory, context) for memory, context in items]
 
     def _action_log(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
@@ -169,6 +181,29 @@ class StructureExtractor:
             self._log_reader = PatternExtractor(self.config)
         delta: GraphDelta = self._log_reader.extract(memory, context)
         return delta
+
+
+def _pieces(text: str) -> list[str]:
+    """The sentences of a text, each cut to pieces of at most ``_MAX_SENTENCE`` characters."""
+    return [
+        seg.text[start : start + _MAX_SENTENCE]
+        for seg in split_sentences(text)
+        for start in range(0, len(seg.text), _MAX_SENTENCE)
+    ]
+
+
+def _passive_act(toks: list[Token], literals: frozenset[int]) -> bool:
+    """A participle of the phrasing that the parse reads as a passive with its instrument
+    or agent ("was done with a sander", "was finished by the contractor")."""
+    for k in literals:
+        if toks[k].tag != "VBN":
+            continue
+        deps = {(t.dep, t.lower) for t in toks if t.head == k}
+        if any(d == "auxpass" for d, _ in deps) and any(
+            d in ("agent", "prep") and w in ("with", "by", "using", "via") for d, w in deps
+        ):
+            return True
+    return False
 
 
 @lru_cache(maxsize=4096)
@@ -215,10 +250,8 @@ class _Reading:
     def run(self) -> GraphDelta:
         if not self.text.strip():
             return GraphDelta(kind=self.memory.kind, salience=0.1)
-        for seg in split_sentences(self.text):
-            for start in range(0, len(seg.text), _MAX_SENTENCE):
-                chunk = seg.text[start : start + _MAX_SENTENCE]
-                self.sentences.append((chunk, tokenize(chunk, self.lex)))
+        for piece in _pieces(self.text):
+            self.sentences.append((piece, tokenize(piece, self.lex)))
         self._plan()  # first, so later sentences can name a planned task by a short name
         previous: tuple[str, list[Token]] | None = None
         for sentence, toks in self.sentences:
@@ -760,6 +793,8 @@ class _Reading:
             return True
         if not m.status and "=" not in m.phrase.edges[0][2]:
             return False
+        if _passive_act(toks, m.literals):
+            return False  # "the sanding was done with a sander": an act, not a status
         # a status of "it" with nothing named before it is no fact
         return not (a and any(x.kind == PRONOUN and not self.coref.things for x in a))
 

@@ -214,12 +214,18 @@ class PostgresReads(PostgresConnection):
         if not memory_ids:
             return {}
         run_sql, run_params = self._run_filter(scope, "c.run_id")
-        rows = self._rows(
-            f"SELECT c.id, {_ADJACENT.format(a='p', cmp='<', order='DESC')},"
-            f" {_ADJACENT.format(a='n', cmp='>', order='')}"
-            f" FROM memories c WHERE c.id = ANY(%s) AND c.scope_key = %s{run_sql}",
-            (list(memory_ids), scope.key, *run_params),
-        )
+        with self._tx() as conn, conn.pipeline():
+            # The planner guesses a dozen rows behind each neighbour's row comparison (it is
+            # half the partition) and picks a bitmap scan that reads them all and sorts, per
+            # memory; the ordered index scan stops at the first row, with the same answers.
+            conn.execute("SET LOCAL enable_bitmapscan = off")
+            cursor = conn.execute(
+                f"SELECT c.id, {_ADJACENT.format(a='p', cmp='<', order='DESC')},"
+                f" {_ADJACENT.format(a='n', cmp='>', order='')}"
+                f" FROM memories c WHERE c.id = ANY(%s) AND c.scope_key = %s{run_sql}",
+                (list(memory_ids), scope.key, *run_params),
+            )
+            rows = cursor.fetchall()
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def graph_metrics(self, scope: Scope) -> dict[str, Any]:

@@ -277,3 +277,27 @@ def test_pg_dump_restores_into_a_working_memory(postgres_url: str, url: str) -> 
         hits = copy.search("where does alice live", user_id="alice").memories
         assert hits[0].text == "Alice lives in Paris"
         copy.add("Alice moved to Rome", user_id="alice")  # and it takes writes
+
+
+def test_cli_path_on_the_command_line_wins_over_the_url_in_the_environment(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's round trip (`--db URL export`, then `--path ./copy load`) with
+    $SAGE_MEMORY_URL still set in the shell: the folder named by --path gets the write."""
+    from sage_memory.cli import main
+
+    monkeypatch.setenv("SAGE_MEMORY_URL", url)
+    folder = tmp_path / "copy"
+    cli = ["--embedder", "hashing", "--user", "dora"]
+    assert main(["--path", str(folder), *cli, "add", "Dora lives in Quito"]) == 0
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert [m.text for m in mem.get_all(user_id="dora")] == ["Dora lives in Quito"]
+    with SageMemory(url=url, embedder="hashing") as server:
+        assert server.get_all(user_id="dora") == []
+    # No flag: the environment's server, as before.
+    assert main([*cli, "add", "Dora works at Acme"]) == 0
+    with SageMemory(url=url, embedder="hashing") as server:
+        assert [m.text for m in server.get_all(user_id="dora")] == ["Dora works at Acme"]
+    capsys.readouterr()
+    assert main(["--path", str(folder), "--db", url, *cli, "stats"]) == 2
+    assert "not both" in capsys.readouterr().err

@@ -8,7 +8,16 @@ import sys
 
 import sage_memory
 
-HEAVY = ("langchain", "langchain_core", "langgraph", "llama_index", "litellm", "chromadb", "torch")
+HEAVY = (
+    "langchain",
+    "langchain_core",
+    "langgraph",
+    "llama_index",
+    "litellm",
+    "chromadb",
+    "torch",
+    "spacy",
+)
 
 _PROBE = """
 import json, sys, time

@@ -4,6 +4,7 @@ facts, structure answers, presets, scopes and the token budget."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -50,7 +51,27 @@ FILLER = [f"Speaker{i % 3}: note {i} about gardening, weather and groceries" for
 # -- the store method behind neighbouring turns -------------------------------------------------
 
 
-def test_adjacent_memories_in_time_order_per_run(mem: SageMemory) -> None:
+@pytest.fixture(params=["memory", "folder", "postgres"])
+def any_mem(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SageMemory]:
+    """The three backends, PostgreSQL included (its neighbour query has its own plan)."""
+    if request.param != "postgres":
+        m = open_mem(request.param, tmp_path, NoGraphExtractor())
+    else:
+        url = request.getfixturevalue("postgres_url")
+        sep = "&" if "?" in url else "?"
+        schema = f"adj_{uuid.uuid4().hex[:12]}"
+        m = SageMemory(
+            url=f"{url}{sep}schema={schema}",
+            embedder="hashing",
+            extractor=NoGraphExtractor(),
+            clock=lambda: NOW,
+        )
+    yield m
+    m.close()
+
+
+def test_adjacent_memories_in_time_order_per_run(any_mem: SageMemory) -> None:
+    mem = any_mem
     a, b, c = turns(mem, ["one", "two", "three"], user_id="u", run_id="r1")
     (x,) = turns(
         mem, ["other run"], start=T0 + timedelta(milliseconds=1500), user_id="u", run_id="r2"
