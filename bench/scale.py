@@ -224,7 +224,7 @@ def phase_search(folder: Path, count: int) -> dict[str, Any]:
             chunk = rows[i : i + step]
             coll.add(
                 ids=[r[0] for r in chunk],
-                embeddings=np.stack([np.frombuffer(r[1], dtype=np.float32) for r in chunk]),
+                embeddings=np.stack([_vector(r[1], embedder.dim) for r in chunk]),
             )
         chroma_add = time.perf_counter() - t
         qs = queries(count)
@@ -253,6 +253,14 @@ def phase_search(folder: Path, count: int) -> dict[str, Any]:
         "dense_exact_from_sqlite": exact,
         "queries": count,
     }
+
+
+def _vector(blob: bytes, dim: int) -> Any:
+    """A stored vector: float16 (this version's SQLite) or float32 (older folders)."""
+    import numpy as np
+
+    dtype = np.float16 if len(blob) == 2 * dim else np.float32
+    return np.frombuffer(blob, dtype=dtype).astype(np.float32)
 
 
 def space(folder: Path) -> dict[str, Any]:

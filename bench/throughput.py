@@ -60,10 +60,10 @@ TEMPLATES = [
 ]
 
 
-def corpus(n: int) -> list[str]:
+def corpus(n: int, locomo: Path = LOCOMO) -> list[str]:
     texts: list[str] = []
-    if LOCOMO.exists():
-        for sample in json.loads(LOCOMO.read_text()):
+    if locomo.exists():
+        for sample in json.loads(locomo.read_text()):
             conv = sample["conversation"]
             sessions = sorted(
                 (k for k in conv if k.startswith("session_") and isinstance(conv[k], list)),
@@ -171,8 +171,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=10_000, help="memories to add in bulk")
     ap.add_argument("--singles", type=int, default=100, help="single adds timed after the bulk")
     ap.add_argument("--queries", type=int, default=200, help="searches timed")
+    ap.add_argument(
+        "--locomo", type=Path, default=LOCOMO, help="LoCoMo dev split (from a worktree elsewhere)"
+    )
     args = ap.parse_args()
-    texts = corpus(args.n + args.singles)
+    texts = corpus(args.n + args.singles, args.locomo)
     bulk, singles = texts[: args.n], texts[args.n :]
     rng = random.Random(3)
     queries = [

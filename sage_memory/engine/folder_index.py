@@ -1,16 +1,23 @@
-"""A folder's vector index that opens Chroma only when it is needed.
+"""A folder's vector index: small collections served exactly from SQLite, large ones by Chroma.
 
-Importing chromadb and opening its client costs about a second, most of a short CLI command
-(``sage-memory search``). Reading does not need it for small partitions: SQLite already holds
-every vector, and an exact scan of a few thousand of them is as fast as an HNSW query (and
-exact). So :class:`FolderIndex` answers queries of collections up to ``exact_limit`` vectors
-from SQLite, with a :class:`~sage_memory.index.numpy.NumpyVectorIndex` filled on first use,
-until anything writes, lists or counts: then it opens the real index and forwards every call to
-it from then on (the exact copies are dropped, so no answer can come from stale vectors).
+SQLite holds every vector. For a collection (one partition's memories or nodes) of up to
+``exact_limit`` vectors, an exact scan of SQLite's vectors is as fast as an HNSW query (and
+exact), so :class:`FolderIndex` keeps such a collection in memory only, loaded from SQLite on
+first use, and writes nothing of it to Chroma: a small memory costs no Chroma bytes, no Chroma
+upsert per add, and a read-only command never imports chromadb. A collection that grows past
+the limit is *mirrored*: copied into Chroma once (from SQLite, which already holds the rows
+just written) and kept there from then on, even if it shrinks again.
+
+Which collections Chroma mirrors is recorded in the store's meta table (``MIRRORED_KEY``),
+written before Chroma is filled, so the record may name a collection Chroma lacks (the repair
+on open fills it) but never misses one Chroma holds: every delete of a mirrored collection
+reaches Chroma. A folder written before this record existed mirrored every collection, and
+goes on doing so for the partitions it had (new ones start exact).
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Sequence
 
@@ -21,19 +28,23 @@ from sage_memory.index.numpy import NumpyVectorIndex
 from sage_memory.store.base import GraphStore
 from sage_memory.types import Scope, Vector
 
-#: Largest collection answered exactly from SQLite before Chroma is opened. Loading 5,000
-#: vectors (7.5 MB) and scanning them (a fraction of a millisecond, on one BLAS thread) costs
-#: far less than importing chromadb; past that, an HNSW query beats the exact scan.
+#: Largest collection served exactly from SQLite without a Chroma copy. Loading 5,000 vectors
+#: (7.5 MB) and scanning them (a fraction of a millisecond, on one BLAS thread) costs far less
+#: than importing chromadb; past that, an HNSW query beats the exact scan.
 EXACT_LIMIT = 5_000
+#: Meta key: the JSON list of the collections Chroma mirrors.
+MIRRORED_KEY = "index_mirrored"
 
 
 class FolderIndex:
-    """A :class:`VectorIndex` over a lazily opened one, with exact reads from the store before.
+    """A :class:`VectorIndex` that mirrors only large collections into a lazily opened one.
 
     Args:
         open_index: Opens the real index (called at most once, under a lock).
-        store: The source of truth holding every vector.
-        exact_limit: Most vectors in a collection answered from the store.
+        store: The source of truth holding every vector (vectors are written to it before the
+            index is told of them).
+        exact_limit: Most vectors in a collection served from the store alone; 0 mirrors
+            every collection.
     """
 
     persistent = True
@@ -42,82 +53,157 @@ class FolderIndex:
         self,
         open_index: Callable[[], VectorIndex],
         store: GraphStore,
-        exact_limit: int = EXACT_LIMIT,
+        exact_limit: int | None = None,
     ) -> None:
         self._open_index = open_index
         self._store = store
-        self._limit = exact_limit
+        self.exact_limit = EXACT_LIMIT if exact_limit is None else exact_limit
         self._real: VectorIndex | None = None
         self._exact = NumpyVectorIndex()
         self._loaded: set[str] = set()
+        self._mirrored: set[str] | None = None
         self._names: dict[str, tuple[Scope, str]] | None = None
         self._lock = threading.RLock()
+        # Read (or, for a folder from before the record, written) as the folder is found, before
+        # any write of this process adds a partition.
+        self.mirrored()
 
     @property
     def opened(self) -> bool:
-        """Whether the real index was opened (anything wrote, listed or counted)."""
+        """Whether the real index was opened (a mirrored collection was used)."""
         return self._real is not None
 
     def real(self) -> VectorIndex:
-        """The real index, opened on first call; the exact copies are dropped then."""
+        """The real index, opened on first call."""
         with self._lock:
             if self._real is None:
                 self._real = self._open_index()
-                self._exact.close()
-                self._loaded.clear()
             return self._real
 
-    def _exact_ready(self, collection: str) -> bool:
-        """Load ``collection`` from the store if it is small enough; False: use the real one."""
-        if collection in self._loaded:
-            return True
+    def mirrored(self) -> set[str]:
+        """The collections Chroma mirrors (as recorded; see the module's docstring)."""
+        with self._lock:
+            if self._mirrored is None:
+                raw = self._store.get_meta(MIRRORED_KEY)
+                if raw is None:  # an older folder: Chroma mirrored every collection
+                    self._mirrored = set(self._owners())
+                    self._record()
+                else:
+                    self._mirrored = set(json.loads(raw))
+            return self._mirrored
+
+    def is_mirrored(self, collection: str) -> bool:
+        """Whether ``collection`` lives in the real index (a large one is mirrored now)."""
+        with self._lock:
+            return not self._exact_ready(collection)
+
+    def _record(self) -> None:
+        assert self._mirrored is not None
+        if self._store.persistent:
+            self._store.set_meta(MIRRORED_KEY, json.dumps(sorted(self._mirrored)))
+
+    def _owners(self) -> dict[str, tuple[Scope, str]]:
         if self._names is None:
             self._names = {
                 collection_name(part.key, entity): (part, entity)
                 for part in self._store.partitions()
                 for entity in ("memory", "node")
             }
-        owner = self._names.get(collection)
-        if owner is None:  # nothing stored for it: an empty answer needs no index
-            self._loaded.add(collection)
-            return True
+        return self._names
+
+    def _stored_ids(self, collection: str) -> list[str]:
+        owner = self._owners().get(collection)
+        if owner is None:
+            self._names = None  # a partition created since the names were listed
+            owner = self._owners().get(collection)
+        if owner is None:
+            return []
         part, entity = owner
-        ids = sorted(self._store.vector_ids(part, entity))  # type: ignore[arg-type]
-        if len(ids) > self._limit:
+        return sorted(self._store.vector_ids(part, entity))  # type: ignore[arg-type]
+
+    def _exact_ready(self, collection: str) -> bool:
+        """True when ``collection`` is served exactly (loading it from the store first); False
+        when it is mirrored (mirroring it first if it grew past the limit)."""
+        if collection in self._loaded:
+            return True
+        if collection in self.mirrored():
             return False
-        vectors = self._store.get_vectors(ids)
-        found = [i for i in ids if i in vectors]
-        if found:
-            self._exact.upsert(collection, found, np.stack([vectors[i] for i in found]))
+        ids = self._stored_ids(collection)
+        if len(ids) > self.exact_limit:
+            self._mirror(collection, ids)
+            return False
+        for start in range(0, len(ids), 1000):
+            chunk = ids[start : start + 1000]
+            vectors = self._store.get_vectors(chunk)
+            found = [i for i in chunk if i in vectors]
+            if found:
+                self._exact.upsert(collection, found, np.stack([vectors[i] for i in found]))
         self._loaded.add(collection)
         return True
 
+    def _mirror(self, collection: str, ids: Sequence[str]) -> None:
+        """Copy a collection that outgrew the limit into the real index, once."""
+        real = self.real()
+        self.mirrored().add(collection)
+        self._record()  # before Chroma holds it: the record never misses a mirrored collection
+        real.drop(collection)  # whatever an interrupted copy left
+        for start in range(0, len(ids), 1000):
+            chunk = ids[start : start + 1000]
+            vectors = self._store.get_vectors(chunk)
+            found = [i for i in chunk if i in vectors]
+            if found:
+                real.upsert(collection, found, np.stack([vectors[i] for i in found]))
+        self._exact.drop(collection)
+        self._loaded.discard(collection)
+
     def query(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         with self._lock:
-            if self._real is None and self._exact_ready(collection):
+            if self._exact_ready(collection):
                 return self._exact.query(collection, vector, k)
         return self.real().query(collection, vector, k)
 
     def query_many(self, collection: str, vectors: Vector, k: int) -> list[list[tuple[str, float]]]:
         with self._lock:
-            if self._real is None and self._exact_ready(collection):
+            if self._exact_ready(collection):
                 return self._exact.query_many(collection, vectors, k)
         return query_many(self.real(), collection, vectors, k)
 
     def upsert(self, collection: str, ids: Sequence[str], vectors: Vector) -> None:
+        with self._lock:
+            if self._exact_ready(collection):
+                self._exact.upsert(collection, ids, vectors)
+                if self._exact.count(collection) > self.exact_limit:
+                    self._mirror(collection, self._stored_ids(collection))
+                return
         self.real().upsert(collection, ids, vectors)
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
+        with self._lock:
+            if self._exact_ready(collection):
+                self._exact.delete(collection, ids)
+                return
         self.real().delete(collection, ids)
 
     def ids(self, collection: str) -> set[str]:
+        with self._lock:
+            if self._exact_ready(collection):
+                return self._exact.ids(collection)
         return self.real().ids(collection)
 
     def count(self, collection: str) -> int:
+        with self._lock:
+            if self._exact_ready(collection):
+                return self._exact.count(collection)
         return self.real().count(collection)
 
     def drop(self, collection: str) -> None:
-        self.real().drop(collection)
+        with self._lock:
+            self._exact.drop(collection)
+            self._loaded.discard(collection)
+            if collection in self.mirrored():
+                self.real().drop(collection)
+                self.mirrored().discard(collection)
+                self._record()
 
     def close(self) -> None:
         with self._lock:

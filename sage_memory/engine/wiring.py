@@ -122,20 +122,22 @@ def default_index(
 ) -> VectorIndex:
     """The vector index ``config.vector_index`` names ("auto": numpy in memory, else Chroma).
 
-    With the folder's ``store``, Chroma opens on first need (:class:`FolderIndex`): a read of a
-    small partition is answered exactly from the store's vectors without importing chromadb.
+    With the folder's ``store``, Chroma opens on first need (:class:`FolderIndex`): under
+    "auto", a small partition is served exactly from the store's vectors and never copied into
+    Chroma; "chroma" mirrors every partition into it.
     """
     kind = config.vector_index
+    if path is not None and store is not None and kind in ("auto", "chroma"):
+        from sage_memory.engine.folder_index import FolderIndex
+
+        limit = None if kind == "auto" else 0
+        return FolderIndex(lambda: open_chroma(path), store, exact_limit=limit)
     if kind == "auto":
         kind = "numpy" if path is None else "chroma"
     if kind == "numpy":
         from sage_memory.index.numpy import NumpyVectorIndex
 
         return NumpyVectorIndex()
-    if path is not None and store is not None:
-        from sage_memory.engine.folder_index import FolderIndex
-
-        return FolderIndex(lambda: open_chroma(path), store)
     return open_chroma(path)
 
 
@@ -249,11 +251,8 @@ def record_index_counts(ctx: EngineContext) -> None:
         return
     if not index.opened and ctx.store.get_meta("index_counts") is not None:
         return  # nothing was written to the index: the record still holds
-    counts = {
-        collection_name(scope.key, entity): index.count(collection_name(scope.key, entity))
-        for scope in ctx.store.partitions()
-        for entity in ("memory", "node")
-    }
+    # Only the collections Chroma mirrors: the others are served from SQLite, nothing to trust.
+    counts = {coll: index.count(coll) for coll in sorted(index.mirrored())}
     index.close()  # Chroma flushes on close: the stamp must be taken after it
     ctx.store.set_meta("index_counts", json.dumps({"stamp": _index_stamp(ctx), "counts": counts}))
 
@@ -282,6 +281,10 @@ def reconcile_index(ctx: EngineContext, *, progress: bool = False) -> None:
     if mark is not None:  # after a crash: what changed since the index was last in sync
         index_mark.catch_up(store, index, mark)
     counts_suffice = clean or mark is not None
+    from sage_memory.engine.folder_index import FolderIndex
+
+    mirrored = index.mirrored() if isinstance(index, FolderIndex) else None
+    limit = index.exact_limit if isinstance(index, FolderIndex) else 0
     scopes = store.partitions()
     bar = Progress(len(scopes), "checking the index", "scope", enabled=progress and not clean)
     for scope in scopes:
@@ -289,6 +292,8 @@ def reconcile_index(ctx: EngineContext, *, progress: bool = False) -> None:
         for entity in ("memory", "node"):
             coll = collection_name(scope.key, entity)
             truth = store.vector_ids(scope, entity)  # type: ignore[arg-type]
+            if mirrored is not None and coll not in mirrored and len(truth) <= limit:
+                continue  # served from SQLite's vectors alone: nothing derived to repair
             if clean and recorded.get(coll) == len(truth):
                 continue  # unchanged since a clean close: no need to open the index
             if counts_suffice and len(truth) == index.count(coll):

@@ -83,21 +83,27 @@ class Lexicon:
     sequence: dict[str, tuple[str, ...]]
     phrases: tuple[Phrase, ...]
     by_first_word: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
+    #: Every literal lemma of every pattern, gathered once: the tagger asks for it at each
+    #: open-class word, and gathering it there was the largest cost in a profile of add_many.
+    verbs: frozenset[str] = field(init=False, default=frozenset(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verbs", _pattern_lemmas(self.phrases))
 
     def words(self, name: str) -> frozenset[str]:
         """A closed-class list by name (empty when the file has none of that name)."""
         return self.closed.get(name, frozenset())
 
-    @property
-    def verbs(self) -> frozenset[str]:
-        """Every literal lemma of every pattern: words the tagger should read as verbs when
-        they could be either ("needs", "uses")."""
-        out: set[str] = set()
-        for phrase in self.phrases:
-            for e in phrase.elements:
-                if e.kind in (WORD, OPTIONAL):
-                    out |= {w for v in e.values for w in v.split("_")}
-        return frozenset(out)
+
+def _pattern_lemmas(phrases: tuple[Phrase, ...]) -> frozenset[str]:
+    """Every literal lemma of ``phrases``: words the tagger should read as verbs when they
+    could be either ("needs", "uses")."""
+    out: set[str] = set()
+    for phrase in phrases:
+        for e in phrase.elements:
+            if e.kind in (WORD, OPTIONAL):
+                out |= {w for v in e.values for w in v.split("_")}
+    return frozenset(out)
 
 
 def compile_pattern(pattern: str) -> tuple[Element, ...]:

@@ -1,7 +1,8 @@
 """Graph expansion from seed nodes: bounded BFS and local (push) personalized PageRank.
 
 Both read the graph through a :class:`Neighbourhood`, which fetches a node's edges from the
-store the first time it is needed, filters them (relations, confidence, time) and keeps at most
+store the first time it is needed (the latest :data:`EDGES_READ` of each end, bounded in the
+store query itself), filters them (relations, confidence, time) and keeps at most
 ``max_fanout`` of them per node. A query therefore touches its seeds and a bounded ring around
 them, never the whole graph: the cost depends on the neighbourhood, not on the graph's size.
 """
@@ -17,6 +18,10 @@ from sage_memory.types import Edge, Node, Scope
 
 #: Weight factor of an edge that no longer holds (at the reference time) in PageRank.
 EXPIRED_FACTOR = 0.3
+#: Edges read per node and end (at least the fan-out): the store returns a busy node's latest
+#: edges only, and the strongest current of those are kept. Below this many edges on an end
+#: nothing changes; above it the oldest facts, mostly expired ones, are not read at all.
+EDGES_READ = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,18 +116,27 @@ class Neighbourhood:
         found: dict[str, list[Edge]] = {n: [] for n in missing}
         if walk:
             relations = sorted(self.filter.relations) if self.filter.relations else None
-            for e in self.store.edges_of(self.scope, walk, relations=relations):
+            found_edges = self.store.edges_of(
+                self.scope, walk, relations=relations, per_node=max(EDGES_READ, self.max_fanout)
+            )
+            for e in found_edges:
                 if not self.filter.allows(e):
                     continue
                 for end in (e.source_id, e.target_id):
                     if end in found:
                         found[end].append(e)
+        # Each edge's standing once (an edge between two fetched nodes is listed twice).
+        strength: dict[str, tuple[bool, float]] = {}
+        for edges in found.values():
+            for e in edges:
+                if e.id not in strength:
+                    strength[e.id] = (not self.current(e), self.weight(e))
         for nid, edges in found.items():
             # Strongest current facts first, so a busy node keeps its best edges under the cap.
-            edges.sort(key=lambda e: (not self.current(e), -self.weight(e), e.id))
+            edges.sort(key=lambda e: (strength[e.id][0], -strength[e.id][1], e.id))
             kept = edges[: self.max_fanout]
             self._adj[nid] = [
-                (e.target_id if e.source_id == nid else e.source_id, self.weight(e), e)
+                (e.target_id if e.source_id == nid else e.source_id, strength[e.id][1], e)
                 for e in kept
             ]
             for e in kept:

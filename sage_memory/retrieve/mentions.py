@@ -112,12 +112,13 @@ def mention_links(
     asked = set(word_tokens(query))
     weight: dict[str, float] = {}
     shown: dict[str, str] = {}
-    for memory in store.get_memories(scope, best):
-        for p in dict.fromkeys(phrases(memory.text)):
+    texts = {m.id: m.text for m in store.get_memories(scope, best)}
+    for mid, text in texts.items():
+        for p in dict.fromkeys(phrases(text)):
             k = key(p)
             if not k or set(k.split()) <= asked:
                 continue
-            weight[k] = weight.get(k, 0.0) + seeds[memory.id]
+            weight[k] = weight.get(k, 0.0) + seeds[mid]
             shown.setdefault(k, p)
     chosen = sorted(weight, key=lambda k: (-weight[k], k))[:MAX_MENTIONS]
     if not chosen:
@@ -126,7 +127,10 @@ def mention_links(
         scope, " ".join(shown[k] for k in chosen), entity="memory", limit=MENTION_HITS
     )
     ids = list(dict.fromkeys([*best, *(i for i, _ in hits)]))
-    texts = {m.id: m.text for m in store.get_memories(scope, ids)}
+    # The seeds' texts are at hand: only the other holders are read.
+    texts.update(
+        (m.id, m.text) for m in store.get_memories(scope, [i for i in ids if i not in texts])
+    )
     for k in chosen:
         holders = [i for i in ids if i in texts and holds(texts[i], k)]
         if 2 <= len(holders) <= MAX_HOLDERS:

@@ -45,4 +45,5 @@ class GraphReader(Protocol):
         *,
         direction: Direction = "both",
         relations: Sequence[str] | None = None,
+        per_node: int | None = None,
     ) -> list[Edge]: ...

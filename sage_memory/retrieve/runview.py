@@ -61,8 +61,13 @@ class RunView:
         *,
         direction: Direction = "both",
         relations: Sequence[str] | None = None,
+        per_node: int | None = None,
     ) -> list[Edge]:
-        found = self._store.edges_of(scope, node_ids, direction=direction, relations=relations)
+        # The bound applies before the run's filter: a run sees the latest edges it supports
+        # among those, as a busy node's walk reads only its latest edges anyway.
+        found = self._store.edges_of(
+            scope, node_ids, direction=direction, relations=relations, per_node=per_node
+        )
         return self._keep(found)
 
     def search_text(

@@ -113,8 +113,15 @@ class GraphStore(Protocol):
         *,
         direction: Direction = "both",
         relations: Sequence[str] | None = None,
+        per_node: int | None = None,
     ) -> list[Edge]:
-        """Edges touching ``node_ids`` (expired ones included; callers filter by time)."""
+        """Edges touching ``node_ids`` (expired ones included; callers filter by time).
+
+        ``per_node`` bounds the read around a busy node: at most that many edges leaving and
+        that many arriving at each node, the latest added first (an index seek per node, so
+        the cost follows the nodes asked for, never their degree). None reads every edge.
+        The order is the same as without it, with the edges past the bound left out.
+        """
         ...
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:

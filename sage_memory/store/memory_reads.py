@@ -97,6 +97,7 @@ class InMemoryReads(InMemoryData):
         *,
         direction: Direction = "both",
         relations: Sequence[str] | None = None,
+        per_node: int | None = None,
     ) -> list[Edge]:
         g = self._graph(scope)
         if g is None:
@@ -113,10 +114,16 @@ class InMemoryReads(InMemoryData):
                 if direction in ("in", "both"):
                     views.append(g.in_edges(nid, keys=True, data=True))
                 for view in views:
-                    for _, _, k, d in view:
-                        edge = d["record"]
-                        if wanted is None or edge.relation in wanted:
-                            found.setdefault(k, edge)
+                    # A node's edges are listed in the order they were added.
+                    kept = [
+                        (k, d["record"])
+                        for _, _, k, d in view
+                        if wanted is None or d["record"].relation in wanted
+                    ]
+                    if per_node is not None:
+                        kept = kept[max(0, len(kept) - per_node) :]
+                    for k, edge in kept:
+                        found.setdefault(k, edge)
         return list(found.values())
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:

@@ -130,9 +130,12 @@ class PostgresReads(PostgresConnection):
         *,
         direction: Direction = "both",
         relations: Sequence[str] | None = None,
+        per_node: int | None = None,
     ) -> list[Edge]:
         if not node_ids:
             return []
+        if per_node is not None:
+            return self._latest_edges(scope, node_ids, direction, relations, per_node)
         ends = {
             "out": "source_id = ANY(%(ids)s)",
             "in": "target_id = ANY(%(ids)s)",
@@ -148,6 +151,38 @@ class PostgresReads(PostgresConnection):
         rows = self._rows(sql + " ORDER BY rid", params)  # type: ignore[arg-type]
         return [
             from_dict(Edge, json.loads(r[3])) for r in _endpoint_order(rows, node_ids, direction)
+        ]
+
+    def _latest_edges(
+        self,
+        scope: Scope,
+        node_ids: Sequence[str],
+        direction: Direction,
+        relations: Sequence[str] | None,
+        per_node: int,
+    ) -> list[Edge]:
+        """At most ``per_node`` edges leaving and arriving at each node, the latest added
+        first, in :func:`_endpoint_order`: one seek per node and end on the (end, rid)
+        indexes, so a node's degree does not count."""
+        rel = " AND relation = ANY(%(rel)s)" if relations else ""
+        columns = {"out": ("source_id",), "in": ("target_id",), "both": ("source_id", "target_id")}
+        parts = [
+            f"SELECT e.id, e.source_id, e.target_id, e.data, e.rid FROM unnest(%(ids)s::text[])"
+            f" AS n(id) CROSS JOIN LATERAL (SELECT id, source_id, target_id, data, rid FROM edges"
+            f" WHERE {column} = n.id AND scope_key = %(sk)s{rel} ORDER BY rid DESC"
+            f" LIMIT %(k)s) e"
+            for column in columns[direction]
+        ]
+        params: dict[str, Any] = {
+            "ids": list(dict.fromkeys(node_ids)),
+            "sk": scope.key,
+            "rel": list(relations or ()),
+            "k": per_node,
+        }
+        rows = self._rows(" UNION ALL ".join(parts), params)  # type: ignore[arg-type]
+        unique = sorted({r[0]: r for r in rows}.values(), key=lambda r: r[4])
+        return [
+            from_dict(Edge, json.loads(r[3])) for r in _endpoint_order(unique, node_ids, direction)
         ]
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:

@@ -121,6 +121,17 @@ ALTER TABLE provenance ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
 """
         + postings.SCHEMA,
     ),
+    (
+        3,
+        # A bounded read of a busy node's edges (edges_of per_node: the latest k) seeks the
+        # (end, rid) index and stops after k entries; these serve the plain lookups too.
+        """
+CREATE INDEX edges_by_source_rid ON edges (source_id, rid);
+CREATE INDEX edges_by_target_rid ON edges (target_id, rid);
+DROP INDEX edges_by_source;
+DROP INDEX edges_by_target;
+""",
+    ),
 )
 
 #: Work a migration needs beyond its SQL, run in the same transaction right after it.

@@ -1,6 +1,7 @@
 """Row mapping shared by the SQL stores (SQLite and PostgreSQL): one place for what is the same.
 
-Both stores keep a record as JSON text beside the columns they query, vectors as float32 bytes,
+Both stores keep a record as JSON text beside the columns they query, vectors as bytes
+(PostgreSQL float32, :func:`vector_blob`; SQLite float16),
 the journal as twelve columns, and review-queue items as JSON; these helpers turn those rows
 into the plain data of :mod:`sage_memory.types` and back.
 """
@@ -39,7 +40,7 @@ def scope_of(data: Mapping[str, Any]) -> Scope:
 
 
 def vector_blob(vector: Vector) -> bytes:
-    """A vector as the float32 bytes both stores keep."""
+    """A vector as the float32 bytes PostgreSQL keeps."""
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 

@@ -1,7 +1,7 @@
 """SQLiteGraphStore: the embedded, durable source of truth (one file, WAL mode).
 
 Layout: one row per memory / node / edge holding the record as JSON plus the columns that are
-queried (scope, ids, names), the embedding as a float32 BLOB, per-partition BM25 postings for
+queried (scope, ids, names), the embedding as a float16 BLOB, per-partition BM25 postings for
 the lexical channel (``sqlite_postings``), a provenance table (memory -> nodes/edges it
 supports) and the append-only journal (tables in :mod:`~sage_memory.store.sqlite_schema`).
 
@@ -21,6 +21,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import numpy as np
+
 from sage_memory.errors import StorageError
 from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.sqlite_connection import DecodedRows
@@ -28,7 +30,12 @@ from sage_memory.store.sqlite_evolver import SQLiteEvolverState
 from sage_memory.store.sqlite_journal import SQLiteJournal
 from sage_memory.store.sqlite_lexical import SQLiteLexical, fts_query
 from sage_memory.store.sqlite_reads import SQLiteReads
-from sage_memory.store.sqlite_schema import PAGE_SIZE, SCHEMA_VERSION, VECTORS_META
+from sage_memory.store.sqlite_schema import (
+    HALF_VECTORS_META,
+    PAGE_SIZE,
+    SCHEMA_VERSION,
+    VECTORS_META,
+)
 from sage_memory.store.sqlite_schema import SCHEMA as _SCHEMA
 from sage_memory.store.sqlite_writes import SQLiteWrites
 
@@ -88,6 +95,7 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             )
         self._upgrade_lexical()
         self._upgrade_vectors()
+        self._upgrade_vector_precision()
         self.erase_if_pending()  # a deferred erase that a crash interrupted
 
     def _upgrade_lexical(self) -> None:
@@ -126,6 +134,28 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
                 (key, value),
             )
 
+    def _upgrade_vector_precision(self) -> None:
+        """Stores of older versions kept float32 vectors: halve them once (their pages are
+        reused by later writes; a VACUUM, as after a delete, returns them to the disk)."""
+        key, value = HALF_VECTORS_META
+        if self.get_meta(key) == value:
+            return
+        with self._tx() as db:
+            for table in ("memory_vectors", "node_vectors"):
+                rows = db.execute(f"SELECT rid, vec FROM {table}").fetchall()
+                db.executemany(
+                    f"UPDATE {table} SET vec = ? WHERE rid = ?",
+                    [
+                        (np.frombuffer(vec, dtype=np.float32).astype(np.float16).tobytes(), rid)
+                        for rid, vec in rows
+                    ],
+                )
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET value = excluded.value",
+                (key, value),
+            )
+
     def _open_read_only(self) -> None:
         # This handle writes nothing, so nothing of its own persists: engine code that records
         # state on close (a clean shutdown flag) skips it.
@@ -141,6 +171,8 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             self._db.isolation_level = None
             self._db.execute("PRAGMA busy_timeout=5000")
             version = self.get_meta("schema_version")
+            key, value = HALF_VECTORS_META
+            self._vector_dtype = np.float16 if self.get_meta(key) == value else np.float32
         except sqlite3.DatabaseError as exc:
             raise StorageError(
                 f"cannot open the SQLite store at {self.path} read-only: {exc}"

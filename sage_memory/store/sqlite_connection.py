@@ -12,9 +12,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 from sage_memory.errors import StorageError
 from sage_memory.store.rows import utf8_only
-from sage_memory.types import Scope
+from sage_memory.types import Scope, Vector
 
 
 class SQLiteConnection:
@@ -31,6 +33,15 @@ class SQLiteConnection:
     #: Records decoded from rows, kept until a write changes them; None on a read-only
     #: handle (another process writes the rows it would keep).
     _decoded: DecodedRows | None = None
+    #: How the vector tables hold a vector: float16 (float32 in files not yet converted, which
+    #: only a read-only handle sees).
+    _vector_dtype: type[np.floating[Any]] = np.float16
+
+    def _vector_bytes(self, vector: Vector) -> bytes:
+        return np.asarray(vector, dtype=np.float32).astype(self._vector_dtype).tobytes()
+
+    def _vector_from(self, blob: bytes) -> Vector:
+        return np.frombuffer(blob, dtype=self._vector_dtype).astype(np.float32)
 
     def _check_open(self) -> None:
         # Called under the lock: a thread still reading when another closes the store gets a

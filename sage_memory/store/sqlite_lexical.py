@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.base import TextEntity
 from sage_memory.store.rows import utf8_only
@@ -47,14 +45,15 @@ class SQLiteLexical(SQLiteConnection):
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
         for table, vectors in _VECTORS.items():
-            for chunk in chunks(ids):
+            # Memories first; the node table is asked only for the ids it may hold.
+            for chunk in chunks([i for i in dict.fromkeys(ids) if i not in out]):
                 marks = ",".join("?" * len(chunk))
                 rows = self._rows(
                     f"SELECT t.id, v.vec FROM {table} t JOIN {vectors} v ON v.rid = t.rid"
                     f" WHERE t.id IN ({marks})",
                     chunk,
                 )
-                out.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+                out.update((r[0], self._vector_from(r[1])) for r in rows)
         return out
 
     def vector_ids(self, scope: Scope, entity: TextEntity) -> set[str]:

@@ -21,12 +21,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Any, Literal
 
 import numpy as np
 
-from sage_memory.store.lexical import bm25, fts5_idf, query_term_set, term_key, terms
+from sage_memory.store.lexical import K1, B, fts5_idf, query_term_set, term_key, terms
 
 Kind = Literal["m", "n"]
 
@@ -112,7 +112,11 @@ def search(
     run_id: str | None = None,
 ) -> list[tuple[str, float]]:
     """(id, BM25 score) best first, from the partition's own statistics; ``run_id`` keeps the
-    memories of one run (scored within their partition, as the graph is)."""
+    memories of one run (scored within their partition, as the graph is).
+
+    The postings are scored by row number and only the best rows' ids are read: looking up
+    the id of every document that holds a common term was most of a query's time.
+    """
     wanted = {term_key(t): t for t in query_term_set(query)}
     if not wanted or limit <= 0:
         return []
@@ -120,40 +124,63 @@ def search(
     stats = db.execute("SELECT docs, total FROM lexical_stats WHERE part = ?", (part,)).fetchone()
     if stats is None:
         return []
-    table = _TABLES[kind]
     keys = list(wanted)
     marks = ",".join("?" * len(keys))
     rows = db.execute(
-        f"SELECT p.term, p.tf, d.length, t.id FROM lexical_postings p"
+        f"SELECT p.term, p.tf, d.length, p.doc FROM lexical_postings p"
         f" JOIN lexical_docs d ON d.kind = ? AND d.doc = p.doc"
-        f" JOIN {table} t ON t.rid = p.doc"
         f" WHERE p.part = ? AND p.term IN ({marks})",
         (kind, part, *keys),
     ).fetchall()
-    postings: dict[str, dict[str, int]] = defaultdict(dict)
-    lengths: dict[str, int] = {}
-    for key, tf, length, doc_id in rows:
-        postings[wanted[key]][doc_id] = tf
-        lengths[doc_id] = length
-    scores = bm25(list(wanted.values()), postings, lengths, stats[0], stats[1], fts5_idf)
-    best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    if not rows:
+        return []
+    docs, scores = _scores(rows, keys, stats[0], stats[1])
+    table = _TABLES[kind]
     if run_id is None:
-        return best[:limit]
-    out: list[tuple[str, float]] = []
-    for start in range(0, len(best), 500):
-        chunk = best[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        in_run = {
-            r[0]
-            for r in db.execute(
-                f"SELECT id FROM memories WHERE id IN ({marks}) AND run_id = ?",
-                (*[i for i, _ in chunk], run_id),
+        # Every row scoring at least the limit-th best (ties included: they break by id).
+        cut = np.partition(scores, -limit)[-limit] if len(scores) > limit else -np.inf
+        best = np.flatnonzero(scores >= cut)
+        run_sql, run_params = "", tuple[str, ...]()
+    else:
+        best = np.arange(len(scores))
+        run_sql, run_params = " AND run_id = ?", (run_id,)
+    score_of = dict(zip(docs[best].tolist(), scores[best].tolist(), strict=True))
+    found: list[tuple[str, float]] = []
+    rids = list(score_of)
+    for start in range(0, len(rids), 500):
+        chunk = rids[start : start + 500]
+        found += [
+            (doc_id, score_of[rid])
+            for rid, doc_id in db.execute(
+                f"SELECT rid, id FROM {table} WHERE rid IN ({','.join('?' * len(chunk))}){run_sql}",
+                (*chunk, *run_params),
             )
-        }
-        out += [hit for hit in chunk if hit[0] in in_run]
-        if len(out) >= limit:
-            break
-    return out[:limit]
+        ]
+    found.sort(key=lambda kv: (-kv[1], kv[0]))
+    return found[:limit]
+
+
+def _scores(
+    rows: list[tuple[int, int, int, int]], keys: list[int], docs: int, total_length: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(row numbers, BM25 scores) of the documents in ``rows`` (term, tf, length, doc).
+
+    The same arithmetic as :func:`sage_memory.store.lexical.bm25`, term by term in query
+    order, so every score is the same float.
+    """
+    order = {k: i for i, k in enumerate(keys)}
+    rows.sort(key=lambda r: order[r[0]])  # stable: each term's rows keep their order
+    arr = np.array(rows, dtype=np.int64)
+    terms_at, tf, length, doc = arr[:, 0], arr[:, 1].astype(np.float64), arr[:, 2], arr[:, 3]
+    avg = total_length / docs or 1.0
+    weight = np.empty(len(rows), dtype=np.float64)
+    for k in keys:
+        at = terms_at == k
+        weight[at] = fts5_idf(docs, int(at.sum()))
+    norm = tf + K1 * (1 - B + B * length / avg)
+    contrib = weight * tf * (K1 + 1) / norm
+    unique, slot = np.unique(doc, return_inverse=True)
+    return unique, np.bincount(slot, weights=contrib, minlength=len(unique))
 
 
 def rebuild(db: sqlite3.Connection) -> None:

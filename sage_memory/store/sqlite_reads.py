@@ -12,6 +12,9 @@ from sage_memory.store.base import Direction, name_key
 from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
 from sage_memory.types import Edge, Memory, Node, Scope
 
+#: Nodes per compound query of a bounded edge read (SQLite allows 500 terms in one).
+_PER_QUERY = 200
+
 #: The previous ('<', DESC) or next ('>', '') memory of `c` in its scope and run.
 _ADJACENT = (
     "COALESCE((SELECT {a}.id FROM memories {a} WHERE {a}.scope_key = c.scope_key"
@@ -147,6 +150,7 @@ class SQLiteReads(SQLiteConnection):
         *,
         direction: Direction = "both",
         relations: Sequence[str] | None = None,
+        per_node: int | None = None,
     ) -> list[Edge]:
         if not node_ids:
             return []
@@ -158,6 +162,14 @@ class SQLiteReads(SQLiteConnection):
         columns = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
         with self._lock:
             for column in columns[direction]:
+                if per_node is not None:
+                    ids.update(
+                        (i, None)
+                        for i in self._latest_edges(
+                            column, node_ids, scope.key, rel_sql, rel_params, per_node
+                        )
+                    )
+                    continue
                 for chunk in chunks(node_ids):
                     marks = ",".join("?" * len(chunk))
                     # "+scope_key": without it SQLite picks the scope index and scans the whole
@@ -170,6 +182,36 @@ class SQLiteReads(SQLiteConnection):
                     ids.update((r[0], None) for r in rows)
             found = self._records_of(Edge, "edges", scope, list(ids))
         return [found[i] for i in ids if i in found]
+
+    def _latest_edges(
+        self,
+        column: str,
+        node_ids: Sequence[str],
+        scope_key: str,
+        rel_sql: str,
+        rel_params: tuple[str, ...],
+        per_node: int,
+    ) -> list[str]:
+        """Ids of at most ``per_node`` edges of each node on ``column``, the latest added
+        first, listed as the unbounded read lists them (by node id, then rid)."""
+        # One index seek per node: the endpoint index holds (node id, rowid), so "ORDER BY
+        # rid DESC LIMIT k" reads k entries and stops, however many edges the node has.
+        one = (
+            f"SELECT * FROM (SELECT {column}, rid, id FROM edges WHERE {column} = ?"
+            f" AND +scope_key = ?{rel_sql} ORDER BY rid DESC LIMIT ?)"
+        )
+        rows: list[tuple[str, int, str]] = []
+        for chunk in chunks(list(dict.fromkeys(node_ids)), _PER_QUERY):
+            params: list[object] = []
+            for nid in chunk:
+                params += [nid, scope_key, *rel_params, per_node]
+            rows += self._rows(" UNION ALL ".join([one] * len(chunk)), tuple(params))
+        # The unbounded read's order restarts with each IN list of up to 500 ids.
+        out: list[str] = []
+        for chunk in chunks(node_ids):
+            wanted = set(chunk)
+            out += [r[2] for r in sorted(r for r in rows if r[0] in wanted)]
+        return out
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
         rows = self._rows(

@@ -10,6 +10,11 @@ SCHEMA_VERSION = "1"
 
 #: Meta key and value of stores whose vectors live in ``memory_vectors`` / ``node_vectors``.
 VECTORS_META = ("vector_tables", "1")
+#: Meta key and value of stores whose vectors are float16 (older ones wrote float32; they are
+#: converted once, on open). Half precision keeps each vector within cosine 0.99999 of its
+#: float32 original and changes no top-10 beyond the order of near-ties (``bench/
+#: vector_precision.py``); the float32 original lives on in Chroma for mirrored partitions.
+HALF_VECTORS_META = ("vector_format", "float16")
 
 #: Page size of new files: 8 KB pages hold five vectors (4 KB pages held two, a quarter empty).
 PAGE_SIZE = 8192
@@ -34,7 +39,7 @@ CREATE TABLE IF NOT EXISTS nodes (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS nodes_by_scope ON nodes (scope_key, id);
--- Embeddings (float32) by the rid of their row, apart from it: a 1.5 KB vector beside a
+-- Embeddings (float16) by the rid of their row, apart from it: a 1.5 KB vector beside a
 -- memory's row left one row per page (half of it empty) and slowed every scan of the rows.
 CREATE TABLE IF NOT EXISTS memory_vectors (rid INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS node_vectors (rid INTEGER PRIMARY KEY, vec BLOB NOT NULL);

@@ -12,7 +12,6 @@ from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.base import name_key
 from sage_memory.store.rows import scope_of as _scope_of
 from sage_memory.store.rows import utf8_only
-from sage_memory.store.rows import vector_blob as _blob
 from sage_memory.store.sqlite_connection import SQLiteConnection
 from sage_memory.types import Change, Vector
 
@@ -108,7 +107,8 @@ class SQLiteWrites(SQLiteConnection):
             rid = cur.lastrowid
         if vec is not None:
             db.execute(
-                "INSERT OR REPLACE INTO memory_vectors (rid, vec) VALUES (?, ?)", (rid, _blob(vec))
+                "INSERT OR REPLACE INTO memory_vectors (rid, vec) VALUES (?, ?)",
+                (rid, self._vector_bytes(vec)),
             )
         postings.index(db, "m", rid, scope.key, after["text"])
 
@@ -142,7 +142,8 @@ class SQLiteWrites(SQLiteConnection):
             rid = cur.lastrowid
         if vec is not None:
             db.execute(
-                "INSERT OR REPLACE INTO node_vectors (rid, vec) VALUES (?, ?)", (rid, _blob(vec))
+                "INSERT OR REPLACE INTO node_vectors (rid, vec) VALUES (?, ?)",
+                (rid, self._vector_bytes(vec)),
             )
         names = {name_key(after["name"]), *(name_key(a) for a in after.get("aliases", ()))}
         db.executemany(

@@ -230,12 +230,21 @@ def test_async_twin_has_the_same_methods() -> None:
 
 
 # -- folder behaviour -----------------------------------------------------------------------------
+#: Every partition mirrored into Chroma (a partition this small is otherwise served from SQLite
+#: alone, with no Chroma copy to keep or rebuild).
+MIRROR_ALL = SageConfig(vector_index="chroma")
+
+
 def test_persistent_folder_survives_reopen(tmp_path: Path) -> None:
     folder = tmp_path / "m"
-    with SageMemory(folder, embedder="hashing", extractor=WhereExtractor()) as mem:
+    with SageMemory(
+        folder, embedder="hashing", extractor=WhereExtractor(), config=MIRROR_ALL
+    ) as mem:
         r = mem.add("Alice lives in Paris", user_id="alice")
     assert {p.name for p in folder.iterdir()} >= {"sage.db", "chroma"}
-    with SageMemory(folder, embedder="hashing", extractor=WhereExtractor()) as mem:
+    with SageMemory(
+        folder, embedder="hashing", extractor=WhereExtractor(), config=MIRROR_ALL
+    ) as mem:
         assert mem.get(r.memory_id).text == "Alice lives in Paris"
         assert mem.search("Paris", user_id="alice").memories[0].id == r.memory_id
         assert mem.explore("Alice", user_id="alice").edges
@@ -243,10 +252,14 @@ def test_persistent_folder_survives_reopen(tmp_path: Path) -> None:
 
 def test_lost_vector_index_is_rebuilt_from_sqlite(tmp_path: Path) -> None:
     folder = tmp_path / "m"
-    with SageMemory(folder, embedder="hashing", extractor=WhereExtractor()) as mem:
+    with SageMemory(
+        folder, embedder="hashing", extractor=WhereExtractor(), config=MIRROR_ALL
+    ) as mem:
         r = mem.add("Alice lives in Paris", user_id="alice")
     shutil.rmtree(folder / "chroma")
-    with SageMemory(folder, embedder="hashing", extractor=WhereExtractor()) as mem:
+    with SageMemory(
+        folder, embedder="hashing", extractor=WhereExtractor(), config=MIRROR_ALL
+    ) as mem:
         coll = collection_name(mem.get(r.memory_id).scope.key, "memory")
         hits = mem.index.query(coll, mem.embedder.embed_query("Paris"), 1)
         assert hits[0][0] == r.memory_id

@@ -30,6 +30,7 @@ from reliability_kit import (
     sqlite_problems,
 )
 
+from sage_memory import SageConfig
 from sage_memory.errors import NotFoundError
 from sage_memory.index.base import collection_name
 
@@ -151,7 +152,8 @@ def test_deleted_text_is_not_in_chroma_even_while_open(tmp_path: Path) -> None:
     """
     folder = tmp_path / "mem"
     word, name = _markers()
-    with open_memory(folder) as mem:
+    # Every partition mirrored into Chroma (one this small is otherwise served from SQLite).
+    with open_memory(folder, config=SageConfig(vector_index="chroma")) as mem:
         mem.add(f"{word} lives with {name}", user_id="alice")
         chroma_sqlite = [p for p in (folder / "chroma").iterdir() if p.is_file()]
         assert chroma_sqlite  # chroma.sqlite3 (and its WAL while open)

@@ -12,11 +12,15 @@ from typing import Any
 import pytest
 from reliability_kit import open_memory
 
+from sage_memory import SageConfig
 from sage_memory.engine import index_mark, wiring
 from sage_memory.index.base import collection_name
 from sage_memory.types import Scope
 
 TEXTS = [f"Person{i} lives in Town{i % 7} and works with Tool{i % 5}." for i in range(40)]
+#: Every partition mirrored into Chroma (by default one this small is served from SQLite alone,
+#: with nothing derived to repair): the repair is what these tests are about.
+MIRROR_ALL = SageConfig(vector_index="chroma")
 
 
 def _listing_spy(monkeypatch: pytest.MonkeyPatch, index: Any) -> list[str]:
@@ -34,7 +38,7 @@ def _listing_spy(monkeypatch: pytest.MonkeyPatch, index: Any) -> list[str]:
 def test_only_the_changes_after_the_mark_are_mirrored_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    mem = open_memory(tmp_path / "m")
+    mem = open_memory(tmp_path / "m", config=MIRROR_ALL)
     try:
         ctx = mem._ctx
         mem.add_many(TEXTS[:30], user_id="u")
@@ -59,7 +63,7 @@ def test_only_the_changes_after_the_mark_are_mirrored_again(
 
 
 def test_a_collection_lost_before_the_mark_is_rebuilt_by_its_count(tmp_path: Path) -> None:
-    mem = open_memory(tmp_path / "m")
+    mem = open_memory(tmp_path / "m", config=MIRROR_ALL)
     try:
         ctx = mem._ctx
         mem.add_many(TEXTS, user_id="u")
@@ -75,13 +79,13 @@ def test_a_collection_lost_before_the_mark_is_rebuilt_by_its_count(tmp_path: Pat
 
 
 def test_a_backup_copy_has_no_mark(tmp_path: Path) -> None:
-    mem = open_memory(tmp_path / "m")
+    mem = open_memory(tmp_path / "m", config=MIRROR_ALL)
     try:
         mem.add_many(TEXTS[:5], user_id="u")
         copy = mem.backup(tmp_path / "copy")
     finally:
         mem.close()
-    again = open_memory(copy)
+    again = open_memory(copy, config=MIRROR_ALL)
     try:
         assert len(again.search("Person1", user_id="u", limit=5).memories) >= 1
         assert (

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sage_memory import SageMemory
+from sage_memory.retrieve import expand
 from sage_memory.retrieve.expand import EdgeFilter, Neighbourhood, bfs, local_ppr
 from sage_memory.testing.fakes import NoGraphExtractor
 from sage_memory.types import EdgeSpec, Node, NodeSpec, Scope
@@ -106,6 +107,21 @@ def test_fanout_is_capped_keeping_the_strongest_edges(mem: SageMemory) -> None:
     (x,) = ids(mem, "x")
     hood = Neighbourhood(mem.store, U, max_fanout=2)
     assert "strong" in by_name(mem, [e.target_id for e in hood.of(x)])
+    assert len(hood.of(x)) == 2
+
+
+def test_a_busy_node_reads_only_its_latest_edges(
+    mem: SageMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The trade-off of bounding the read in the store: past EDGES_READ edges on an end, the
+    # oldest are not read at all, however strong (the cost follows the bound, not the degree).
+    monkeypatch.setattr(expand, "EDGES_READ", 3)
+    chain(mem, ["x", "oldest"], confidence=0.95)
+    for i in range(5):
+        chain(mem, ["x", f"later{i}"], confidence=0.3)
+    (x,) = ids(mem, "x")
+    hood = Neighbourhood(mem.store, U, max_fanout=2)
+    assert by_name(mem, [e.target_id for e in hood.of(x)]) <= {"later2", "later3", "later4"}
     assert len(hood.of(x)) == 2
 
 
