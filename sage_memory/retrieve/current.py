@@ -169,8 +169,7 @@ def current_first(
     Args:
         scores: candidate memory id -> fused score.
         memories: the candidates' memories (timestamps and text).
-        vectors: the candidates' vectors (a memory without one takes part only through the
-            graph).
+        vectors: the candidates' vectors (a memory without one takes no part).
         qvec: the query's vector.
         plan: the read query (names; the caller checks :func:`historical`).
         at: the reference time (:func:`reference_time`; None: the latest statement first).
@@ -179,7 +178,7 @@ def current_first(
             statements of one slot whatever their words, ordered by the values' world time.
     """
     stated = slots.stated if slots is not None else {}
-    top = [i for i in sorted(scores, key=lambda i: (-scores[i], i)) if i in vectors or i in stated]
+    top = [i for i in sorted(scores, key=lambda i: (-scores[i], i)) if i in vectors]
     top = top[:WINDOW]
     if len(top) < 2:
         return dict(scores)
@@ -192,10 +191,12 @@ def current_first(
     keys = {i: {v.key for v in stated.get(i, ())} for i in top}
 
     def same_slot(a: str, b: str) -> bool:
-        if keys[a] & keys[b]:
-            return True  # the graph says so: one subject, one single-valued relation
+        # Both must answer the query about as well as the best: a slot the query does not
+        # ask about (what "the user" prefers, in a question about a count) is not joined.
         if a not in mat or b not in mat or min(to_query[a], to_query[b]) < floor:
             return False
+        if keys[a] & keys[b]:
+            return True  # the graph says so: one subject, one single-valued relation
         # Statements naming the query's names must share one (a twin team's note names its
         # own team, not the asked one); two that name none of them may be one slot.
         if (names[a] or names[b]) and not names[a] & names[b]:

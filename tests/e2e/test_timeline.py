@@ -251,11 +251,11 @@ class MetadataClaimExtractor:
 
 
 def test_the_value_that_holds_is_brought_in_when_search_found_only_an_older_one() -> None:
-    # The older statement repeats the question's words; the newer one shares none of them.
-    # Fusion alone ranks the older one first; the graph knows both are values of where Kofi
-    # lives and brings in the one that holds (now, or at the asked time).
+    # The older statement repeats the question's words; the newer one fewer of them. Fusion
+    # alone ranks the older one first; the graph knows both are values of where Kofi lives
+    # and brings in the one that holds (now, or at the asked time).
     old = "Where does Kofi live? Kofi lives in Accra, Kofi lives near the market in Accra."
-    new = "Packed the last boxes yesterday; Tamale from now on."
+    new = "Kofi packed the last boxes; where Kofi lives is Tamale from now on."
     with SageMemory(embedder="hashing", extractor=MetadataClaimExtractor()) as mem:
         for text, value, month in ((old, "Accra", 2), (new, "Tamale", 7)):
             mem.add(

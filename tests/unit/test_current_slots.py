@@ -48,8 +48,8 @@ def _unit(*xs: float) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-# Two statements of where Ruth works whose words share little (vectors far apart), and a
-# note about something else. "recap" was said last but tells the older value (a recap of
+# Two statements of where Ruth works whose words share little (vectors far apart, each as
+# close to the query), and a note about something else. "recap" was said last but tells the older value (a recap of
 # her first job); "switch" tells the value that holds.
 MEMORIES = {
     "recap": _memory("recap", "Looking back: Ruth started out at the bakery on Elm St.", 9),
@@ -57,7 +57,7 @@ MEMORIES = {
     "other": _memory("other", "Lunch is at noon.", 10),
 }
 VECTORS = {"recap": _unit(1, 0, 0), "switch": _unit(0, 1, 0), "other": _unit(0, 0, 1)}
-QVEC = _unit(1, 0.3, 0.2)
+QVEC = _unit(1, 1, 0)  # both statements answer it as well; the note does not
 SCORES = {"recap": 1.0, "other": 0.8, "switch": 0.5}
 BAKERY = _value("e1", "bakery", 1, 6, "recap")
 PRINT_SHOP = _value("e2", "print shop", 6, None, "switch")
