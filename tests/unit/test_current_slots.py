@@ -48,9 +48,9 @@ def _unit(*xs: float) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-# Two statements of where Ruth works whose words share little (vectors far apart, each as
-# close to the query), and a note about something else. "recap" was said last but tells the older value (a recap of
-# her first job); "switch" tells the value that holds.
+# Two statements of where Ruth works whose words share little (vectors far apart, each
+# as close to the query), and a note about something else. "recap" was said last but
+# tells the older value (a recap of her first job); "switch" tells the value that holds.
 MEMORIES = {
     "recap": _memory("recap", "Looking back: Ruth started out at the bakery on Elm St.", 9),
     "switch": _memory("switch", "Big news, she signed with the print shop.", 6),
