@@ -151,6 +151,7 @@ class SageMemory:
                 own_embedder,
                 config.retrieve,
                 counter=LazyCounter(default_counter),
+                single_valued=config.extract.single_valued,
             )
             opened.append(retriever)
             self._ctx = EngineContext(

@@ -1,35 +1,44 @@
-"""Current value first: a later statement of the same thing ranks above an earlier one.
+"""Current value first: the statement of the asked time ranks above the others of its slot.
 
 A fact that changes ("Ines works from the Lyon office", later "Ines rents a flat in Ghent") leaves
-several memories that answer the same question, each stating the value of its time. The graph
-orders them when the extractor read the fact (an expired edge demotes its memory, see
-``Weights.expired``); this works from the text alone, so it holds for phrasings no extractor
-read.
+several memories that answer the same question, each stating the value of its time.
 
 Among the memories a search returns (after fusion and MMR chose them), two are *statements of
-one slot* when they are near paraphrases of each other (their vectors are close), both answer
-the query about as well as the best of them does, and they name the same of the query's names
-(so a twin team's note is never mixed in). In each group of such statements the latest one
-takes the group's best score and the others keep their order one place lower. The set of
-memories returned does not change, only their order inside a group.
+one slot* when
 
-The time that counts is the memory's own timestamp (when it was said), never the order it was
-added. A question about the past ("used to", "before", "originally", a past tense without a
-date) keeps the fused order; a question with a reference time (``as_of``, or a window it names
-such as "in April 2026") puts first the latest statement made by then, and the statements made
-after it last.
+- the graph says so: both state a value of one single-valued relation (lives in, works at,
+  status...; ``ExtractConfig.single_valued``) of one subject. Their order is then the values'
+  world time (``valid_from``), not the order the memories were said or added; or
+- their text says so (for phrasings no extractor read): they are near paraphrases of each
+  other (their vectors are close), both answer the query about as well as the best of them
+  does, and they name the same of the query's names (so a twin team's note is never mixed in).
+  Their order is when each was said (the memory's timestamp).
+
+In each group of such statements the one of the asked time takes the group's best score and the
+others keep their order one place lower (history stays, just below it).
+
+When a chosen memory states a value that no longer holds and the memory stating the value that
+holds is not among the chosen, that memory is brought in (:func:`newer_values`; read from the
+slots the chosen memories touch, at most :data:`MAX_BROUGHT`, never from a hub's slot) and
+kept only when it leads its slot.
+
+A question about the past ("used to", "before", "originally", a past tense without a date)
+keeps the fused order; a question with a reference time (``as_of``, or a window it names such
+as "in April 2026") puts first the latest statement made by then.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import numpy as np
 
 from sage_memory.retrieve.query import QueryPlan
-from sage_memory.types import Memory, Vector
+from sage_memory.retrieve.reader import GraphReader
+from sage_memory.types import Edge, Memory, Scope, Vector
 
 #: Chosen memories (best first) among which statements of one slot are looked for.
 WINDOW = 10
@@ -44,6 +53,87 @@ _HISTORICAL = re.compile(
     r"\b(originally|initially|used to|before|previous(?:ly)?|former(?:ly)?|earlier"
     r"|at first|in the past|history|over time|in order|ever)\b"
 )
+
+
+#: Memories the newer values of the chosen memories' slots may bring in, at most.
+MAX_BROUGHT = 3
+#: A subject with more values of one relation than this is a hub ("the user" of a long
+#: chat): its values are not read for bringing newer ones in.
+MAX_VALUES = 20
+
+
+@dataclass(frozen=True, slots=True)
+class SlotValue:
+    """One value of a single-valued relation of one subject, as the graph holds it."""
+
+    key: tuple[str, str]  # (subject node id, relation)
+    valid_from: datetime | None
+    edge: Edge
+
+
+@dataclass(frozen=True, slots=True)
+class Slots:
+    """The slots the chosen memories state values of, and every known value of them."""
+
+    stated: dict[str, list[SlotValue]]  # memory id -> the values it states
+    values: dict[tuple[str, str], list[SlotValue]]  # slot -> its values, in world time
+
+
+def read_slots(
+    store: GraphReader, scope: Scope, memory_ids: Sequence[str], relations: Sequence[str]
+) -> Slots:
+    """The single-valued facts behind ``memory_ids`` and the other values of their slots.
+
+    Cost: one provenance lookup for the memories and one edge read for the nodes they
+    mention, restricted to ``relations`` and outgoing edges (what the memories touch).
+    """
+    if not memory_ids or not relations:
+        return Slots({}, {})
+    wanted = set(memory_ids)
+    nodes = sorted({n for ns in store.memory_nodes(scope, memory_ids).values() for n in ns})
+    if not nodes:
+        return Slots({}, {})
+    by_key: dict[tuple[str, str], list[SlotValue]] = {}
+    for e in store.edges_of(scope, nodes, direction="out", relations=list(relations)):
+        if e.attributes.get("negated") or e.attributes.get("competing"):
+            continue
+        key = (e.source_id, e.relation)
+        by_key.setdefault(key, []).append(SlotValue(key, e.valid_from, e))
+    stated: dict[str, list[SlotValue]] = {}
+    values: dict[tuple[str, str], list[SlotValue]] = {}
+    for key, vals in by_key.items():
+        mine = [v for v in vals if wanted.intersection(v.edge.memory_ids)]
+        if not mine:
+            continue
+        values[key] = sorted(vals, key=_value_order)
+        for v in mine:
+            for mid in wanted.intersection(v.edge.memory_ids):
+                stated.setdefault(mid, []).append(v)
+    return Slots(stated, values)
+
+
+def newer_values(slots: Slots, chosen: Sequence[str], at: datetime | None) -> list[tuple[str, str]]:
+    """(memory, chosen memory) pairs: the first states the value that holds at ``at`` (None:
+    now) of a slot the second states an older or other value of, and no chosen memory states
+    it: the update a search missed. Best first (the chosen are best first); at most
+    :data:`MAX_BROUGHT`, and none from a hub's slot (more than :data:`MAX_VALUES` values)."""
+    have = set(chosen)
+    out: dict[str, str] = {}
+    for mid in chosen:
+        for v in slots.stated.get(mid, ()):
+            vals = slots.values.get(v.key, [])
+            if len(vals) > MAX_VALUES or v.edge.is_current(at):
+                continue
+            for now in vals:
+                if now.edge.is_current(at) and not have.intersection(now.edge.memory_ids):
+                    new = min(now.edge.memory_ids, default=None)
+                    if new is not None and new not in out:
+                        out[new] = mid
+    return list(out.items())[:MAX_BROUGHT]
+
+
+def _value_order(v: SlotValue) -> tuple[datetime, str]:
+    return (v.valid_from or datetime.min.replace(tzinfo=UTC), v.edge.id)
 
 
 def historical(plan: QueryPlan) -> bool:
@@ -72,8 +162,9 @@ def current_first(
     qvec: Vector,
     plan: QueryPlan,
     at: datetime | None,
+    slots: Slots | None = None,
 ) -> dict[str, float]:
-    """``scores`` with each slot's scores handed out again, the latest statement first.
+    """``scores`` with each slot's scores handed out again, the current statement first.
 
     Args:
         scores: candidate memory id -> fused score.
@@ -82,44 +173,44 @@ def current_first(
         qvec: the query's vector.
         plan: the read query (names; the caller checks :func:`historical`).
         at: the reference time (:func:`reference_time`; None: the latest statement first).
+        slots: memory id -> the values of single-valued relations it states
+            (:func:`read_slots`); two memories stating values of one (subject, relation) are
+            statements of one slot whatever their words, ordered by the values' world time.
     """
-    top = [i for i in sorted(scores, key=lambda i: (-scores[i], i)) if i in vectors][:WINDOW]
+    stated = slots.stated if slots is not None else {}
+    top = [i for i in sorted(scores, key=lambda i: (-scores[i], i)) if i in vectors]
+    top = top[:WINDOW]
     if len(top) < 2:
         return dict(scores)
-    mat = np.stack([np.asarray(vectors[i], dtype=np.float32) for i in top])
-    to_query = mat @ np.asarray(qvec, dtype=np.float32)
-    floor = RELEVANT_SHARE * float(to_query.max())
-    names = [_named(memories[i].text, plan.names) for i in top]
+    texts = [i for i in top if i in vectors]
+    q = np.asarray(qvec, dtype=np.float32)
+    mat = {i: np.asarray(vectors[i], dtype=np.float32) for i in texts}
+    to_query = {i: float(mat[i] @ q) for i in texts}
+    floor = RELEVANT_SHARE * max(to_query.values(), default=0.0)
+    names = {i: _named(memories[i].text, plan.names) for i in top}
+    keys = {i: {v.key for v in stated.get(i, ())} for i in top}
 
-    def same_subject(a: int, b: int) -> bool:
+    def same_slot(a: str, b: str) -> bool:
+        # Both must answer the query about as well as the best: a slot the query does not
+        # ask about (what "the user" prefers, in a question about a count) is not joined.
+        if a not in mat or b not in mat or min(to_query[a], to_query[b]) < floor:
+            return False
+        if keys[a] & keys[b]:
+            return True  # the graph says so: one subject, one single-valued relation
         # Statements naming the query's names must share one (a twin team's note names its
         # own team, not the asked one); two that name none of them may be one slot.
-        return not (names[a] or names[b]) or bool(names[a] & names[b])
+        if (names[a] or names[b]) and not names[a] & names[b]:
+            return False
+        return float(mat[a] @ mat[b]) >= PARAPHRASE
 
-    sims = mat @ mat.T
-    group = list(range(len(top)))  # union-find parents
-
-    def root(r: int) -> int:
-        while group[r] != r:
-            group[r] = group[group[r]]
-            r = group[r]
-        return r
-
-    for a in range(len(top)):
-        if to_query[a] < floor:
-            continue
-        for b in range(a + 1, len(top)):
-            if to_query[b] >= floor and sims[a, b] >= PARAPHRASE and same_subject(a, b):
-                group[root(b)] = root(a)
-    members: dict[int, list[int]] = {}
-    for r in range(len(top)):
-        members.setdefault(root(r), []).append(r)
+    members = _groups(top, same_slot)
     out = dict(scores)
-    for rows in members.values():
-        if len(rows) < 2:
+    for ids in members:  # each best first
+        if len(ids) < 2:
             continue
-        ids = [top[r] for r in rows]  # best first
-        lead = _by_time(ids, memories, at)[0]
+        lead = _lead(ids, memories, keys, stated, at)
+        if lead is None or lead == ids[0]:
+            continue
         if _numbers(plan.text) & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
             continue  # the query names a number of the best statement: it asks for that one
         # The statement of the asked time takes the group's best score; the others keep their
@@ -132,19 +223,47 @@ def current_first(
     return out
 
 
-def _by_time(ids: Sequence[str], memories: Mapping[str, Memory], at: datetime | None) -> list[str]:
-    """Statements made by ``at``, latest first, then those made after it, earliest first."""
+def _groups(top: Sequence[str], linked: Callable[[str, str], bool]) -> list[list[str]]:
+    """The connected groups of ``top`` under ``linked`` (union-find), each in ``top``'s order."""
+    parent = {i: i for i in top}
 
-    def made_by(i: str) -> bool:
-        return at is None or memories[i].timestamp <= at
+    def root(r: str) -> str:
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
 
-    made = sorted((i for i in ids if made_by(i)), key=lambda i: _when(i, memories))
-    later = sorted((i for i in ids if not made_by(i)), key=lambda i: _when(i, memories))
-    return [*reversed(made), *later]
+    for x, a in enumerate(top):
+        for b in top[x + 1 :]:
+            if linked(a, b):
+                parent[root(b)] = root(a)
+    members: dict[str, list[str]] = {}
+    for i in top:
+        members.setdefault(root(i), []).append(i)
+    return list(members.values())
 
 
-def _when(mid: str, memories: Mapping[str, Memory]) -> tuple[datetime, str]:
-    return (memories[mid].timestamp, mid)
+def _lead(
+    ids: Sequence[str],
+    memories: Mapping[str, Memory],
+    keys: Mapping[str, set[tuple[str, str]]],
+    stated: Mapping[str, Sequence[SlotValue]],
+    at: datetime | None,
+) -> str | None:
+    """The statement of the asked time: the latest made by ``at`` (None: the latest). Its
+    time is world time: the start of the value it states when every member states a value of
+    one slot the graph knows, else when it was said."""
+    shared = set.intersection(*(keys[i] for i in ids))
+
+    def when(i: str) -> datetime:
+        starts = [v.valid_from for v in stated.get(i, ()) if v.key in shared and v.valid_from]
+        return max(starts) if starts else memories[i].timestamp
+
+    made = [i for i in ids if at is None or when(i) <= at]
+    if not made:
+        # Everything was said after the asked time: the earliest is the closest to it.
+        return min(ids, key=lambda i: (when(i), i))
+    return max(made, key=lambda i: (when(i), memories[i].timestamp, i))
 
 
 def _named(text: str, names: Sequence[str]) -> frozenset[str]:

@@ -12,8 +12,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from sage_memory.config import RetrieveConfig
-from sage_memory.retrieve.current import current_first, historical, reference_time
+from sage_memory.config import ExtractConfig, RetrieveConfig
+from sage_memory.retrieve.current import (
+    current_first,
+    historical,
+    newer_values,
+    read_slots,
+    reference_time,
+)
 from sage_memory.retrieve.features import author_match, freshness, time_match
 from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, promote, smooth
 from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
@@ -28,6 +34,8 @@ NEIGHBOUR_CANDIDATES = 30
 MAX_TURN_GAP_S = 30 * 60
 #: Graph evidence a memory needs to join the candidates when no other channel found it.
 GRAPH_MIN = 0.2
+#: The default single-valued relations (``ExtractConfig.single_valued``).
+SINGLE_VALUED = ExtractConfig().single_valued
 
 
 def rank_memories(
@@ -36,8 +44,12 @@ def rank_memories(
     lexical: list[tuple[str, float]],
     g: GraphEvidence,
     config: RetrieveConfig,
+    single_valued: Sequence[str] = SINGLE_VALUED,
 ) -> list[MemoryHit]:
-    """Candidates from every channel, the turns around the best, features, fusion, MMR."""
+    """Candidates from every channel, the turns around the best, features, fusion, MMR.
+
+    ``single_valued``: the relations with one value at a time (``ExtractConfig``), whose
+    values order the statements of one slot by world time (:mod:`.current`)."""
     scope, w, limit, as_of = ask.scope, ask.weights, ask.limit, ask.as_of
     lex_top = max((s for _, s in lexical), default=0.0) or 1.0
     lex = {i: s / lex_top for i, s in lexical}
@@ -100,19 +112,17 @@ def rank_memories(
     ranked = promote(ranked, scores, assoc, keep=w.assoc_keep, take=w.assoc_take)
     lam = min(config.mmr_lambda, w.mmr_lambda)
     chosen = mmr(ranked[: limit * 3], scores, vectors, lam, limit)
+    brought: list[str] = []
     if not historical(ask.plan):
-        # Among the chosen, a later statement of the same thing before an earlier one
-        # (current value first); what is chosen does not change, only the order.
-        when = reference_time(ask.plan, as_of, ask.now)
-        scores.update(
-            current_first(
-                {i: scores[i] for i in chosen}, memories, vectors, ask.qvec, ask.plan, when
-            )
-        )
+        # Among the chosen, the statement of the asked time before the others of its slot
+        # (current value first), and the update of a stated fact that no channel found.
+        chosen, brought = _current_first(ask, chosen, scores, memories, vectors, single_valued)
     in_dense = {i: r for r, (i, _) in enumerate(dense)}
     own_of = {m: float(v) for m, v in zip(mids, own, strict=True)}
-    hits = []
+    hits = [_brought_hit(memories[i], scores[i]) for i in brought]
     for i in chosen:
+        if i in brought:
+            continue
         r = at[i]
         f = Features.row(cols, r)
         lifted = _lift(own_of[i], float(smoothed[r]))
@@ -135,6 +145,56 @@ def rank_memories(
     # MMR picks which memories make the cut; they are listed by the score they carry, so a
     # caller reading scores never sees a lower one above a higher one.
     return sorted(hits, key=lambda h: -h.score)
+
+
+def _current_first(
+    ask: Ask,
+    chosen: list[str],
+    scores: dict[str, float],
+    memories: dict[str, Memory],
+    vectors: dict[str, Vector],
+    single_valued: Sequence[str],
+) -> tuple[list[str], list[str]]:
+    """Reorder the chosen so each slot's statement of the asked time leads it; bring in the
+    memory stating the value that holds when a chosen one states a superseded value of it.
+
+    Updates ``scores``, ``memories`` and ``vectors`` in place; returns the chosen (with the
+    memories brought in) and the ids brought in. A memory brought in stays only when it
+    leads its slot (it is then the answer); what was chosen is never dropped here.
+    """
+    when = reference_time(ask.plan, ask.as_of, ask.now)
+    slots = read_slots(ask.store, ask.scope, chosen, single_valued)
+    pairs = [(m, by) for m, by in newer_values(slots, chosen, when) if m not in chosen]
+    found = {
+        m.id: m
+        for m in ask.store.get_memories(ask.scope, [m for m, _ in pairs])
+        if not m.archived and (ask.as_of is None or m.timestamp <= ask.as_of)
+    }
+    pairs = [(m, by) for m, by in pairs if m in found]
+    if pairs:
+        memories.update(found)
+        vectors.update(ask.store.get_vectors(list(found)))
+        slots = read_slots(ask.store, ask.scope, [*chosen, *found], single_valued)
+    # A memory brought in enters just below the one whose slot it updates, and stays only
+    # when it then leads that slot.
+    pool = {i: scores[i] for i in chosen} | {m: scores[by] - 1e-6 for m, by in pairs}
+    ordered = current_first(pool, memories, vectors, ask.qvec, ask.plan, when, slots)
+    brought = [m for m, by in pairs if ordered[m] > ordered[by]]
+    if len(brought) < len(pairs):
+        pool = {i: pool[i] for i in [*chosen, *brought]}
+        ordered = current_first(pool, memories, vectors, ask.qvec, ask.plan, when, slots)
+    scores.update(ordered)
+    return [*chosen, *brought], brought
+
+
+def _brought_hit(memory: Memory, score: float) -> MemoryHit:
+    return MemoryHit(
+        memory,
+        round(score, 6),
+        ("graph",),
+        "states the value that holds now of a fact a better hit states an older value of",
+        False,
+    )
 
 
 def graph_feature(g: GraphEvidence, walk: bool) -> Mapping[str, float]:

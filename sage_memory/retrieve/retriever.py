@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
@@ -45,7 +46,7 @@ from sage_memory.retrieve.answer import StructureView, lead_memories, structure_
 from sage_memory.retrieve.fusion import Weights, check_weights, preset
 from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text, recall
 from sage_memory.retrieve.query import analyze
-from sage_memory.retrieve.ranking import rank_memories
+from sage_memory.retrieve.ranking import SINGLE_VALUED, rank_memories
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.rerank import RerankStage
 from sage_memory.retrieve.runview import RunView, needs_view
@@ -73,6 +74,8 @@ class Retriever:
         config: limits and the fusion preset (``RetrieveConfig.preset``).
         counter: counts tokens for the context budget; the engine chooses it
             (:func:`sage_memory.embed.tokens.default_counter` unless told otherwise).
+        single_valued: the relations with one value at a time (``ExtractConfig``): their
+            values order the statements of one slot by world time.
     """
 
     def __init__(
@@ -82,8 +85,10 @@ class Retriever:
         embedder: Embedder,
         config: RetrieveConfig,
         counter: TokenCounter,
+        single_valued: Sequence[str] = SINGLE_VALUED,
     ) -> None:
         self.store = store
+        self.single_valued = tuple(single_valued)
         self.index = index
         self.embedder = embedder
         self.config = config
@@ -152,7 +157,7 @@ class Retriever:
         graph = gather(ask, words, self.index, self.config)
         if w.walk and w.graph > 0:
             recall(ask, graph, dense, words.memories, self.config)
-        hits = rank_memories(ask, dense, words.memories, graph, self.config)
+        hits = rank_memories(ask, dense, words.memories, graph, self.config, self.single_valued)
         near = None
         if focus is not None:
             near = fc.proximity(store, scope.partition, focus, hops=self.config.focus_hops)

@@ -77,9 +77,9 @@ def _values_in_order(mem: SageMemory, relation: str) -> list[tuple[str, datetime
     return sorted(rows, key=lambda r: r[1])
 
 
-def _first_value(mem: SageMemory, relation: str, **kw: object) -> str | None:
+def _first_value(mem: SageMemory, relation: str, limit: int = 10, **kw: object) -> str | None:
     question = KINDS[relation][3].format(s=SUBJECT[relation])
-    res = mem.search(question, user_id="u", limit=10, **kw)  # type: ignore[arg-type]
+    res = mem.search(question, user_id="u", limit=limit, **kw)  # type: ignore[arg-type]
     for hit in res.memories:
         for v in VALUES[relation]:
             if hit.text.endswith(f" {v}."):
@@ -118,11 +118,15 @@ def test_any_add_order_gives_the_true_history(
         for (_, start, end), (_, nxt, _) in itertools.pairwise(history):
             assert end is not None and start <= end == nxt
         assert history[-1][2] is None
-        # the current value leads the search
+        # the current value leads the search, and a search of one hit returns it even when
+        # fusion alone picks another value (the graph brings the value that holds in)
         assert _first_value(mem, relation) == story[-1][0]
+        assert _first_value(mem, relation, limit=1) == story[-1][0]
         # as_of: the value valid at a moment inside each interval
         for value, when in story:
-            assert _first_value(mem, relation, as_of=when + timedelta(hours=12)) == value
+            at = when + timedelta(hours=12)
+            assert _first_value(mem, relation, as_of=at) == value
+            assert _first_value(mem, relation, limit=1, as_of=at) == value
 
 
 def test_an_older_fact_learnt_later_becomes_history() -> None:
@@ -225,3 +229,48 @@ def test_rule_extractor_orders_moves_by_date(order: tuple[int, int]) -> None:
         april = datetime(2026, 4, 1, tzinfo=UTC)
         res = mem.search("where does alice live?", user_id="u", as_of=april)
         assert res.memories[0].text == story[0][0]
+
+
+class MetadataClaimExtractor:
+    """Takes the one fact of a memory from its metadata (``subject``, ``relation``, ``value``),
+    so a test can phrase the text however it likes."""
+
+    name = "metadata-claims"
+
+    def extract(self, memory: Memory, context: ExtractionContext) -> GraphDelta:
+        md = memory.metadata
+        if "subject" not in md:
+            return GraphDelta()
+        return GraphDelta(
+            nodes=(NodeSpec("s", md["subject"], "Person"), NodeSpec("v", md["value"], "Place")),
+            edges=(EdgeSpec("s", "v", md["relation"], fact=memory.text),),
+        )
+
+    def extract_many(self, items: Sequence[tuple[Memory, ExtractionContext]]) -> list[GraphDelta]:
+        return [self.extract(m, c) for m, c in items]
+
+
+def test_the_value_that_holds_is_brought_in_when_search_found_only_an_older_one() -> None:
+    # The older statement repeats the question's words; the newer one fewer of them. Fusion
+    # alone ranks the older one first; the graph knows both are values of where Kofi lives
+    # and brings in the one that holds (now, or at the asked time).
+    old = "Where does Kofi live? Kofi lives in Accra, Kofi lives near the market in Accra."
+    new = "Kofi packed the last boxes; where Kofi lives is Tamale from now on."
+    with SageMemory(embedder="hashing", extractor=MetadataClaimExtractor()) as mem:
+        for text, value, month in ((old, "Accra", 2), (new, "Tamale", 7)):
+            mem.add(
+                text,
+                user_id="u",
+                timestamp=datetime(2026, month, 1, tzinfo=UTC),
+                metadata={"subject": "Kofi", "relation": "LIVES_IN", "value": value},
+            )
+        mem.add("Kofi likes long walks by the sea.", user_id="u")
+        (top,) = mem.search("where does Kofi live?", user_id="u", limit=1).memories
+        assert top.text == new
+        assert "graph" in top.channels
+        april = datetime(2026, 4, 1, tzinfo=UTC)
+        (then,) = mem.search("where does Kofi live?", user_id="u", limit=1, as_of=april).memories
+        assert then.text == old
+        # a wider search keeps the older statement too, right after the current one
+        texts = [h.text for h in mem.search("where does Kofi live?", user_id="u").memories]
+        assert texts.index(new) < texts.index(old)
