@@ -432,28 +432,10 @@ def _repair_names(tokens: list[Token], lex: Lexicon) -> None:
     ):
         tokens[0].pos, tokens[0].lemma = PROPN, tokens[0].lower
     # "Rust on the gate comes from ...": an opening word is the subject's noun, not an
-    # imperative, when a third-person verb follows it in the same clause
+    # imperative, when a third-person verb follows it in the same clause. (This path has no
+    # arcs; the parse path's repairs of an opening word are in _nominal_verbs.)
     first = tokens[0] if tokens else None
     if (
-        first is not None
-        and len(tokens) > 1
-        and first.pos in (NOUN, VERB, ADJ)
-        and first.text[:1].isupper()
-        and first.dep == "compound"
-        and 0 < first.head < len(tokens)
-        and tokens[first.head].pos == PROPN
-        and all(t.pos == PROPN for t in tokens[1 : first.head + 1])
-    ):
-        first.pos, first.lemma = PROPN, first.lower  # "Project Osprey is ...": a title-case name
-    elif (
-        first is not None
-        and first.pos == NOUN
-        and first.dep == "ROOT"
-        and first.inflected == ""
-        and "VERB" in _candidates(first.lower)
-    ):
-        first.pos = VERB  # "Hand in the report once ...": an imperative read as a noun
-    elif (
         first is not None
         and first.pos == VERB
         and first.inflected == ""
