@@ -134,3 +134,27 @@ def test_subject_is_the_verbs_subject_not_what_opens_the_clause() -> None:
 def test_time_phrase_with_these_is_no_part_of_a_task() -> None:
     found = edges("Lately we prefer short standups these days.")
     assert ("user", "PREFERS", "short standup", False) in found
+
+
+@pytest.mark.slow
+def test_light_pipeline_parses_as_the_full_one() -> None:
+    """The pipeline loads without its tokenizer rules (the extractor gives spaCy its own
+    words): tags, lemmas and arcs are those of the pipeline loaded whole."""
+    import importlib
+
+    from spacy.tokens import Doc
+
+    full = importlib.import_module(syntax.MODEL_MODULE).load(exclude=["ner", "senter"])
+    sentences = [
+        "The rollout was delayed by the vendor audit .",
+        "Maria moved to Lisbon in 2021 and now works for Acme as a data engineer !",
+        "Did you finish `deploy.sh` before the 3pm stand-up , or is it still blocked ?",
+        "Running migrations requires the staging database to be up .",
+    ]
+    for text in sentences:
+        words = syntax.as_words([(w, True) for w in text.split()])
+        doc = next(full.pipe([Doc(full.vocab, words=[w for w, _ in words])]))
+        expected = tuple(
+            syntax.Parsed(t.tag_, (t.lemma_ or t.text).lower(), t.dep_, t.head.i) for t in doc
+        )
+        assert syntax.parse(words) == expected
