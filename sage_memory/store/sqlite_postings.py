@@ -22,6 +22,7 @@ import hashlib
 import json
 import sqlite3
 from collections import Counter
+from itertools import chain
 from typing import Any, Literal
 
 import numpy as np
@@ -168,9 +169,15 @@ def _scores(
     The same arithmetic as :func:`sage_memory.store.lexical.bm25`, term by term in query
     order, so every score is the same float.
     """
-    order = {k: i for i, k in enumerate(keys)}
-    rows.sort(key=lambda r: order[r[0]])  # stable: each term's rows keep their order
-    arr = np.array(rows, dtype=np.int64)
+    # Each document's terms are added in query order, as bm25() adds them: its rows are
+    # ordered by their term's place in the query (a numpy sort of the term column; within a
+    # term no document repeats, so the rest of the order does not change a sum).
+    arr = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=4 * len(rows))
+    arr = arr.reshape(len(rows), 4)
+    query_keys = np.array(keys, dtype=np.int64)
+    by_key = np.argsort(query_keys)
+    place = by_key[np.searchsorted(query_keys, arr[:, 0], sorter=by_key)]
+    arr = arr[np.argsort(place, kind="stable")]
     terms_at, tf, length, doc = arr[:, 0], arr[:, 1].astype(np.float64), arr[:, 2], arr[:, 3]
     avg = total_length / docs or 1.0
     weight = np.empty(len(rows), dtype=np.float64)
