@@ -91,9 +91,10 @@ class Neighbourhood:
     def current(self, e: Edge) -> bool:
         return e.is_current(self.filter.at)
 
-    def weight(self, e: Edge) -> float:
+    def _standing(self, e: Edge) -> tuple[bool, float]:
+        """(whether the fact no longer holds, its walk weight): one validity check for both."""
         w = max(e.weight, 0.0) * max(e.confidence, 0.0)
-        return w if self.current(e) else w * EXPIRED_FACTOR
+        return (False, w) if self.current(e) else (True, w * EXPIRED_FACTOR)
 
     def add_nodes(self, nodes: Iterable[Node]) -> None:
         """Records already at hand (the linked nodes): no need to read them again."""
@@ -130,7 +131,7 @@ class Neighbourhood:
         for edges in found.values():
             for e in edges:
                 if e.id not in strength:
-                    strength[e.id] = (not self.current(e), self.weight(e))
+                    strength[e.id] = self._standing(e)
         for nid, edges in found.items():
             # Strongest current facts first, so a busy node keeps its best edges under the cap.
             edges.sort(key=lambda e: (strength[e.id][0], -strength[e.id][1], e.id))

@@ -91,11 +91,12 @@ class SQLiteReads(SQLiteConnection):
             cache = self._decoded
             out: dict[str, Any] = {}
             missing: list[str] = []
+            key = scope.key
             for i in dict.fromkeys(ids):
                 rec = cache.get((table, i)) if cache is not None else None
                 if rec is None:
                     missing.append(i)
-                elif rec.scope.key == scope.key:
+                elif rec.scope.key == key:
                     out[i] = rec
             for chunk in chunks(missing):
                 marks = ",".join("?" * len(chunk))
