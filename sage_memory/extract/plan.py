@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sage_memory.extract.args import ArgReader, _join
+from sage_memory.extract.args import ArgReader
 from sage_memory.extract.chunk import (
     ADV,
     AUX,
@@ -26,10 +26,11 @@ from sage_memory.extract.chunk import (
     PROPN,
     VERB,
     Token,
-    _candidates,
     base_form,
 )
 from sage_memory.extract.lexicon import Lexicon
+from sage_memory.extract.phrase import _join
+from sage_memory.extract.word import _candidates
 
 _LIST_ITEM = re.compile(r"(?i)^\s*(?:\d{1,2}[.)]|step\s*\d+\s*[:.)-]?|[-*•])\s+")
 
