@@ -87,7 +87,7 @@ def with_seeds(words: WordSeeds, focus: Focus) -> WordSeeds:
     walk starts from them too; a node the query names itself keeps its own link."""
     named = {ln.node.id for ln in words.linked}
     extra = [LinkedNode(n, FOCUS_SEED, "focus") for n in focus.nodes if n.id not in named]
-    return WordSeeds(words.memories, [*words.linked, *extra])
+    return WordSeeds(words.memories, [*words.linked, *extra], words.scored)
 
 
 @dataclass(slots=True)

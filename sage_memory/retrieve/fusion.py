@@ -34,7 +34,8 @@ class Weights:
 
     Attributes:
         dense: cosine similarity of the query and the memory.
-        lexical: BM25 score divided by the best BM25 score of the query.
+        lexical: BM25 score divided by the best BM25 score of the query (every candidate
+            the channel scores, not only its seeds: :func:`lexical_feature`).
         graph: graph proximity (personalized PageRank mass of the nodes the memory supports,
             relative to the best).
         entity: the memory mentions or is about a node the query names.
@@ -158,6 +159,24 @@ def rrf(
         for rank, item in enumerate(ids):
             scores[item] += w / (k + rank + 1)
     return dict(scores)
+
+
+def lexical_feature(lexical: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """The lexical feature: each scored memory's BM25 divided by the query's best, in [0, 1].
+
+    ``lexical`` is the channel's list, best first, read well past its seeds
+    (:data:`~sage_memory.retrieve.seeds.SCORED_PER_SEED`) so that the candidates the other
+    channels found carry the credit their words earn. Reading only the seeds made the
+    feature fall from the last seed's share of the best to 0 at the cut: on short turns that
+    share is small, but long messages (a technical chat's code and plans) each match many
+    query words, the seeds all score near the best, and every memory just past the cut,
+    dense finds included, lost nearly the whole lexical weight to the seeds (the lexical
+    channel alone is the weaker one there: bench/beam.py). Dividing by the query's
+    own best keeps the feature free of the scope's BM25 magnitude, and it is monotone in
+    BM25; a memory's feature never depends on how deep the list is read, only whether it is.
+    """
+    top = max((s for _, s in lexical), default=0.0) or 1.0
+    return {i: s / top for i, s in lexical}
 
 
 def own_scores(cols: Columns, w: Weights) -> npt.NDArray[np.float64]:

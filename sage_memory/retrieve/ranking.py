@@ -21,7 +21,15 @@ from sage_memory.retrieve.current import (
     reference_time,
 )
 from sage_memory.retrieve.features import author_match, freshness, time_match
-from sage_memory.retrieve.fusion import Columns, Features, mmr, own_scores, promote, smooth
+from sage_memory.retrieve.fusion import (
+    Columns,
+    Features,
+    lexical_feature,
+    mmr,
+    own_scores,
+    promote,
+    smooth,
+)
 from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
 from sage_memory.types import Memory, MemoryHit, Vector
 
@@ -45,17 +53,21 @@ def rank_memories(
     g: GraphEvidence,
     config: RetrieveConfig,
     single_valued: Sequence[str] = SINGLE_VALUED,
+    lexical_scored: Sequence[tuple[str, float]] = (),
 ) -> list[MemoryHit]:
     """Candidates from every channel, the turns around the best, features, fusion, MMR.
 
-    ``single_valued``: the relations with one value at a time (``ExtractConfig``), whose
-    values order the statements of one slot by world time (:mod:`.current`)."""
+    ``lexical`` are the lexical seeds; ``lexical_scored`` the longer BM25 list they head
+    (:data:`~sage_memory.retrieve.seeds.SCORED_PER_SEED`), which gives the candidates other
+    channels found their lexical feature. ``single_valued``: the relations with one value at
+    a time (``ExtractConfig``), whose values order the statements of one slot by world time
+    (:mod:`.current`)."""
     scope, w, limit, as_of = ask.scope, ask.weights, ask.limit, ask.as_of
-    lex_top = max((s for _, s in lexical), default=0.0) or 1.0
-    lex = {i: s / lex_top for i, s in lexical}
+    lex = lexical_feature(lexical_scored or lexical)
+    found = {i for i, _ in lexical}
     cos = dict(dense)
     graph_feat = graph_feature(g, w.walk)
-    pool = list(dict.fromkeys([*cos, *lex]))
+    pool = list(dict.fromkeys([*cos, *(i for i, _ in lexical)]))
     if w.walk:
         # The walk's best memories that no word channel found join as candidates.
         evidence = graph_feat
@@ -65,7 +77,7 @@ def rank_memories(
         evidence = {i: f + g.entity.get(i, 0.0) for i, f in graph_feat.items()}
         floor = GRAPH_MIN
     extra = sorted(
-        (i for i, v in evidence.items() if v > floor and i not in cos and i not in lex),
+        (i for i, v in evidence.items() if v > floor and i not in cos and i not in found),
         key=lambda i: (-evidence[i], i),
     )
     pool += extra[: config.seeds_per_channel]

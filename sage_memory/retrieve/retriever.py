@@ -157,7 +157,9 @@ class Retriever:
         graph = gather(ask, words, self.index, self.config)
         if w.walk and w.graph > 0:
             recall(ask, graph, dense, words.memories, self.config)
-        hits = rank_memories(ask, dense, words.memories, graph, self.config, self.single_valued)
+        hits = rank_memories(
+            ask, dense, words.memories, graph, self.config, self.single_valued, words.scored
+        )
         near = None
         if focus is not None:
             near = fc.proximity(store, scope.partition, focus, hops=self.config.focus_hops)

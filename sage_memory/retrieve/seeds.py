@@ -11,7 +11,7 @@ Each channel reads a bounded top-k; nothing here scans a scope.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
@@ -25,6 +25,11 @@ from sage_memory.words import QUERY_STOPWORDS
 FUZZY_CUTOFF = 88
 #: Link score below which a candidate node is not taken as named by the query.
 MIN_LINK = 0.35
+#: The lexical channel scores this many times its seeds: its BM25 is a feature of every
+#: candidate (a memory the dense channel found keeps the credit its words earn), not only of
+#: the few it returns as seeds. Scoring is done for every document holding a query word
+#: anyway; only reading the ids of more of them costs.
+SCORED_PER_SEED = 10
 _WORD = re.compile(r"\w+")
 
 
@@ -46,10 +51,14 @@ def dense_seeds(
 
 @dataclass(frozen=True, slots=True)
 class WordSeeds:
-    """What the words of a query find without its vector: BM25 memories and named nodes."""
+    """What the words of a query find without its vector: BM25 memories and named nodes.
+
+    ``memories`` are the lexical seeds (best first); ``scored`` the longer BM25 list that they
+    head, which gives candidates other channels found their lexical feature."""
 
     memories: list[tuple[str, float]]
     linked: list[LinkedNode]
+    scored: list[tuple[str, float]] = field(default_factory=list)
 
 
 def word_seeds(
@@ -65,7 +74,7 @@ def word_seeds(
 
     Needs no embedding, so a search runs it while the query is being embedded.
     """
-    memories = store.search_text(scope, query, entity="memory", limit=k)
+    scored = store.search_text(scope, query, entity="memory", limit=k * SCORED_PER_SEED)
     part = scope.partition
     found: dict[str, LinkedNode] = {}
     keys = {name_key(p): p for p in phrases}
@@ -77,7 +86,7 @@ def word_seeds(
     lex_top = max((s for _, s in lexical), default=0.0) or 1.0
     lex = {i: s / lex_top for i, s in lexical}
     _score_candidates(store, part, query, phrases, found, lex, {})
-    return WordSeeds(memories, _best(found, node_k))
+    return WordSeeds(scored[:k], _best(found, node_k), scored)
 
 
 def link_entities(

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sage_memory.errors import ConfigError
 from sage_memory.retrieve.fusion import (
@@ -14,6 +17,7 @@ from sage_memory.retrieve.fusion import (
     Features,
     Weights,
     check_weights,
+    lexical_feature,
     mmr,
     own_scores,
     preset,
@@ -103,3 +107,49 @@ def test_recency_halves_per_half_life() -> None:
     assert recency(0) == 1.0
     assert recency(30) == pytest.approx(0.5)
     assert recency(-5) == 1.0
+
+
+# -- the lexical feature ------------------------------------------------------------------------
+
+bm25_lists = st.lists(
+    st.tuples(st.text(min_size=1, max_size=4), st.floats(0.0, 1e6, allow_nan=False)),
+    max_size=30,
+    unique_by=lambda kv: kv[0],
+).map(lambda hits: sorted(hits, key=lambda kv: -kv[1]))
+
+
+@given(bm25_lists)
+def test_the_lexical_feature_is_bounded_and_the_best_hit_scores_one(
+    hits: list[tuple[str, float]],
+) -> None:
+    feat = lexical_feature(hits)
+    assert set(feat) == {i for i, _ in hits}
+    assert all(0.0 <= v <= 1.0 for v in feat.values())
+    if hits and hits[0][1] > 0:
+        assert feat[hits[0][0]] == 1.0
+
+
+@given(bm25_lists)
+def test_the_lexical_feature_keeps_the_bm25_order(hits: list[tuple[str, float]]) -> None:
+    feat = lexical_feature(hits)
+    for (a, sa), (b, sb) in itertools.pairwise(hits):
+        assert sa >= sb and feat[a] >= feat[b]
+
+
+@given(bm25_lists, st.floats(1e-3, 1e3))
+def test_the_lexical_feature_ignores_the_bm25_scale(
+    hits: list[tuple[str, float]], factor: float
+) -> None:
+    """BM25 magnitudes differ between scopes and backends; the feature does not."""
+    scaled = lexical_feature([(i, s * factor) for i, s in hits])
+    assert scaled == pytest.approx(lexical_feature(hits), rel=1e-9, abs=1e-12)
+
+
+@given(bm25_lists, st.integers(0, 30))
+def test_a_hit_keeps_its_feature_however_deep_the_list_is_read(
+    hits: list[tuple[str, float]], depth: int
+) -> None:
+    """The feature of a memory is its BM25 over the query's best: reading more of the list
+    (scoring more candidates) never changes the feature of one already read."""
+    short, full = lexical_feature(hits[: depth + 1]), lexical_feature(hits)
+    assert all(full[i] == v for i, v in short.items())

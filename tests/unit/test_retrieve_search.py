@@ -4,6 +4,7 @@ facts, structure answers, presets, scopes and the token budget."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -118,6 +119,36 @@ def test_the_reply_after_a_matching_question_is_found(mem: SageMemory) -> None:
     assert f"reply to mem {ids[15][:8]}" in hit.why
 
 
+def test_a_memory_keeps_its_lexical_credit_beyond_the_lexical_seeds(
+    kind: str, tmp_path: Path
+) -> None:
+    """The lexical feature is read for every candidate the channel scores, so a memory's
+    lexical credit does not depend on whether it made the channel's few seeds (long messages
+    all match many query words: a cut at the seeds would take a dense find's whole credit)."""
+    words = ["budget", "tracker", "export", "monthly", "report", "chart", "category", "csv"]
+    texts = [
+        " ".join(words[: 2 + i % 7] + [f"filler{j}" for j in range(i * 3)] + words[:1])
+        for i in range(12)
+    ]
+    credit = []
+    for seeds in (1, 20):
+        cfg = SageConfig(embedder="hashing", retrieve=RetrieveConfig(seeds_per_channel=seeds))
+        m = SageMemory(None, config=cfg, extractor=NoGraphExtractor(), clock=lambda: NOW)
+        try:
+            # Hours apart: no turn borrows a neighbour's score, so only the features count.
+            items = [{"text": t, "timestamp": T0 + timedelta(hours=i)} for i, t in enumerate(texts)]
+            m.add_many(items, user_id="u", infer=False)  # type: ignore[arg-type]
+            res = m.search("monthly budget report export as csv", user_id="u", limit=5)
+            credit.append(
+                {h.text: re.findall(r"lexical \(bm25 [0-9.]+", h.why) for h in res.memories}
+            )
+        finally:
+            m.close()
+    shared = credit[0].keys() & credit[1].keys()
+    assert len(shared) >= 3
+    assert all(credit[0][t] == credit[1][t] != [] for t in shared)
+
+
 def test_a_named_speaker_ranks_first(mem: SageMemory) -> None:
     turns(
         mem,
@@ -151,6 +182,15 @@ def test_scopes_never_mix_and_an_empty_scope_finds_nothing(mem: SageMemory) -> N
     assert mem.search("saffron recipe", user_id="bob").memories == ()
     res = mem.search("saffron recipe", user_id="bob")
     assert res.context == "" and res.nodes == () and res.edges == ()
+
+
+def test_another_scope_never_changes_a_score(mem: SageMemory) -> None:
+    """Every channel's statistics, the lexical feature's best included, are the scope's own."""
+    turns(mem, ["the saffron recipe needs rice", "saffron tea", *FILLER], user_id="alice")
+    before = [(h.id, h.score) for h in mem.search("saffron recipe", user_id="alice").memories]
+    turns(mem, ["saffron saffron recipe recipe", "a recipe", *FILLER], user_id="bob")
+    after = [(h.id, h.score) for h in mem.search("saffron recipe", user_id="alice").memories]
+    assert before == after
 
 
 def test_the_context_fits_a_small_budget(mem: SageMemory) -> None:
