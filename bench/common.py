@@ -364,6 +364,7 @@ GRAPH_ABLATIONS: dict[str, dict[str, Any]] = {
     "without graph and entity evidence": {"graph": 0.0, "entity": 0.0},
     "without associative walk (BFS graph instead)": {"walk": False},
     "without the one-name associative hop": {"assoc_take": 0},
+    "without concept links": {"concept": 0.0},
 }
 
 

@@ -64,6 +64,9 @@ class Weights:
             through names it shares with them: a name a top hit shares with one or two other
             memories, not one a dozen share (evidence that is absent in most chat turns, so
             the step switches itself off there).
+        concept: the walk's graph feature of a memory one concept away from the best hits
+            (:mod:`sage_memory.retrieve.concepts`: topic words they share, within the named
+            person's memories) is at least this times its concept score; 0 = off.
     """
 
     dense: float = 0.65
@@ -83,6 +86,7 @@ class Weights:
     assoc_keep: int = 2
     assoc_take: int = 2
     assoc_min: float = 0.1
+    concept: float = 1.0
 
 
 #: Named weightings. "balanced" is the default (``RetrieveConfig.preset``).

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from sage_memory.config import RetrieveConfig
 from sage_memory.index.base import VectorIndex
+from sage_memory.retrieve.concepts import concept_scores
 from sage_memory.retrieve.expand import (
     EXPIRED_FACTOR,
     EdgeFilter,
@@ -153,6 +154,10 @@ def recall(
     graph.add_nodes([ln.node for ln in g.linked])
     g.walk, result = associate(graph, seeds)
     g.walk_read = len(result.read)
+    if ask.weights.concept > 0:
+        memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
+        for mid, v in concept_scores(ask.store, ask.scope, ask.plan, memory_seeds).items():
+            g.walk[mid] = max(g.walk.get(mid, 0.0), ask.weights.concept * v)
     # A memory whose facts no longer hold lends the walk less, as an expired fact does.
     for mid in g.superseded & g.walk.keys():
         g.walk[mid] *= EXPIRED_FACTOR
