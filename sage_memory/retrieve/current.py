@@ -9,10 +9,13 @@ one slot* when
 - the graph says so: both state a value of one single-valued relation (lives in, works at,
   status...; ``ExtractConfig.single_valued``) of one subject. Their order is then the values'
   world time (``valid_from``), not the order the memories were said or added; or
-- their text says so (for phrasings no extractor read): they are near paraphrases of each
-  other (their vectors are close), both answer the query about as well as the best of them
-  does, and they name the same of the query's names (so a twin team's note is never mixed in).
-  Their order is when each was said (the memory's timestamp).
+- their text says so (for phrasings no extractor read): both answer the query about as well as
+  the best of them does, they name the same of the query's names (so a twin team's note is
+  never mixed in), and either both hold the words of the slot asked (the query's words beside
+  its names and its "now": "lab partner", "commits merged") or they are near paraphrases that
+  are each among the other's nearest (mutual nearest neighbours: a world's preamble is close to
+  every slot it mentions, and plain closeness chained it into one group with a later, other
+  slot that then took the lead). Their order is when each was said (the memory's timestamp).
 
 In each group of such statements the one of the asked time takes the group's best score and the
 others keep their order one place lower (history stays, just below it).
