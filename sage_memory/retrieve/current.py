@@ -9,10 +9,13 @@ one slot* when
 - the graph says so: both state a value of one single-valued relation (lives in, works at,
   status...; ``ExtractConfig.single_valued``) of one subject. Their order is then the values'
   world time (``valid_from``), not the order the memories were said or added; or
-- their text says so (for phrasings no extractor read): they are near paraphrases of each
-  other (their vectors are close), both answer the query about as well as the best of them
-  does, and they name the same of the query's names (so a twin team's note is never mixed in).
-  Their order is when each was said (the memory's timestamp).
+- their text says so (for phrasings no extractor read): both answer the query about as well as
+  the best of them does, they name the same of the query's names (so a twin team's note is
+  never mixed in), and either both hold the words of the slot asked (the query's words beside
+  its names and its "now": "lab partner", "commits merged") or they are near paraphrases that
+  are each among the other's nearest (mutual nearest neighbours: a world's preamble is close to
+  every slot it mentions, and plain closeness chained it into one group with a later, other
+  slot that then took the lead). Their order is when each was said (the memory's timestamp).
 
 In each group of such statements the one of the asked time takes the group's best score and the
 others keep their order one place lower (history stays, just below it).
@@ -39,6 +42,7 @@ import numpy as np
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.types import Edge, Memory, Scope, Vector
+from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
 #: Chosen memories (best first) among which statements of one slot are looked for.
 WINDOW = 10
@@ -47,6 +51,18 @@ WINDOW = 10
 PARAPHRASE = 0.45
 #: Share of the best candidate's query similarity a statement needs to take part.
 RELEVANT_SHARE = 0.6
+#: Two statements are near paraphrases only when each is among the other's this many most
+#: similar candidates (mutual nearest neighbours), besides the cosine above.
+NEIGHBOURS = 2
+#: Words of the slot asked (the query's content words beside its names) two statements must
+#: both hold to be statements of it by their words (fewer when the query has fewer).
+SLOT_WORDS = 2
+#: Letters a word is cut to before slot words are compared.
+STEM = 5
+#: Query words that ask for the time of the value, not which slot ("now", "these days").
+_WHEN_ASKED = frozenset(
+    ["now", "current", "currently", "these", "days", "today", "latest", "still", "anymore"]
+)
 #: Query cues of a historical question beyond the query reader's past tense ("did", "was",
 #: ...). A bare "first" is not one: "the first release's size" may ask for a current value.
 _HISTORICAL = re.compile(
@@ -189,21 +205,39 @@ def current_first(
     floor = RELEVANT_SHARE * max(to_query.values(), default=0.0)
     names = {i: _named(memories[i].text, plan.names) for i in top}
     keys = {i: {v.key for v in stated.get(i, ())} for i in top}
+    name_words = {w for n in plan.names for w in _stems(n)}
+    qterms = _stems(plan.text) - name_words - {w[:STEM] for w in _WHEN_ASKED}
+    terms = {i: _stems(memories[i].text) & qterms for i in top}
+
+    near = _nearest([i for i in top if to_query[i] >= floor], mat, NEIGHBOURS)
 
     def same_slot(a: str, b: str) -> bool:
+        if a not in mat or b not in mat:
+            return False
         # Both must answer the query about as well as the best: a slot the query does not
         # ask about (what "the user" prefers, in a question about a count) is not joined.
-        if a not in mat or b not in mat or min(to_query[a], to_query[b]) < floor:
-            return False
-        if keys[a] & keys[b]:
+        relevant = min(to_query[a], to_query[b]) >= floor
+        if relevant and keys[a] & keys[b]:
             return True  # the graph says so: one subject, one single-valued relation
         # Statements naming the query's names must share one (a twin team's note names its
         # own team, not the asked one); two that name none of them may be one slot.
         if (names[a] or names[b]) and not names[a] & names[b]:
             return False
-        return float(mat[a] @ mat[b]) >= PARAPHRASE
+        if not relevant:
+            return False
+        # The words of the slot asked (the query's words other than its names) that both
+        # state: "the lab partner" in "Imogen's lab partner is Jonas" and "my new lab partner
+        # is Sade", whatever else each says.
+        if len(terms[a] & terms[b]) >= min(SLOT_WORDS, len(qterms)) > 0:
+            return True
+        # Near paraphrases, and each among the other's nearest: a world's notes share their
+        # header and topic, so closeness alone chains a preamble to every slot it mentions.
+        return b in near[a] and a in near[b] and float(mat[a] @ mat[b]) >= PARAPHRASE
 
     members = _groups(top, same_slot)
+    # A number the query names picks its statement ("the 3 PM call"); one inside a name
+    # ("Y6", "v2 API") names the subject, not a value.
+    asked = _numbers(plan.text) - {w for n in plan.names for w in _numbers(n)}
     out = dict(scores)
     for ids in members:  # each best first
         if len(ids) < 2:
@@ -211,7 +245,7 @@ def current_first(
         lead = _lead(ids, memories, keys, stated, at)
         if lead is None or lead == ids[0]:
             continue
-        if _numbers(plan.text) & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
+        if asked & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
             continue  # the query names a number of the best statement: it asks for that one
         # The statement of the asked time takes the group's best score; the others keep their
         # order one step lower, so an earlier statement (evidence of the change too) is
@@ -220,6 +254,21 @@ def current_first(
         held = sorted((scores[i] for i in ids), reverse=True)
         for i, s in zip(order, held, strict=True):
             out[i] = s
+    return out
+
+
+def _stems(text: str) -> set[str]:
+    """The content words of ``text``, each cut to its first letters (a cheap stem that joins
+    "coverage" and "covered", "merged" and "merges")."""
+    return {w[:STEM] for w in word_tokens(text) if w not in QUERY_STOPWORDS and len(w) > 2}
+
+
+def _nearest(ids: Sequence[str], mat: Mapping[str, np.ndarray], k: int) -> dict[str, set[str]]:
+    """Each of ``ids`` -> its ``k`` most similar others among ``ids``."""
+    out: dict[str, set[str]] = {}
+    for a in ids:
+        others = sorted((b for b in ids if b != a), key=lambda b: (-float(mat[a] @ mat[b]), b))
+        out[a] = set(others[:k])
     return out
 
 
