@@ -880,7 +880,8 @@ def _parsed_conjunct(toks: list[Token], j: int, e: int, prev: Arg) -> bool:
     (a participle modifying the noun, "an approved budget line", is no predicate)."""
     for m in range(j, min(e, j + 6)):
         t = toks[m]
-        if t.pos in (AUX, MODAL) or (t.pos == VERB and t.dep not in ("amod", "compound")):
+        verb = t.pos == VERB or t.tag.startswith("VB")  # the tagger's or the parser's verb
+        if t.pos in (AUX, MODAL) or (verb and t.dep not in ("amod", "compound")):
             return False
         if t.pos in (NOUN, PROPN) and t.dep == "conj" and prev.start <= t.head < prev.end:
             return True

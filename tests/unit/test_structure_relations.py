@@ -142,3 +142,20 @@ def test_a_role_named_first_goes_to_the_person_after_it() -> None:
 def test_a_possessed_role_is_left_alone() -> None:
     found = edges("Tove's favourite editor is Helix.")
     assert not any(r in ("HAS_ROLE", "IS_A") and s == "helix" for s, r, _, _ in found)
+
+
+# --- the act, not its doer, in an order; a role given with "as" -----------------------------
+
+
+@needs_parser
+def test_an_order_between_acts_drops_the_doer() -> None:
+    assert ("trim the hedge", "PRECEDES", "sweep the porch", False) in edges(
+        "i'll sweep the porch after i trim the hedge"
+    )
+
+
+@needs_parser
+def test_an_employment_with_as_gives_the_role_too() -> None:
+    found = edges("Rafa is employed by the city library as an archivist.")
+    assert ("rafa", "WORKS_AT", "city library", False) in found
+    assert ("rafa", "HAS_ROLE", "archivist", False) in found
