@@ -237,10 +237,7 @@ class ArgReader(PhraseReader):
 
     def _coordination(self, toks: list[Token], k: int, e: int, prev: Arg) -> int | None:
         """Where the next coordinated argument starts, or None when the list ends."""
-        j = k
-        if j < e and toks[j].lower == "(":  # "X (Django) or Y": an aside between the items
-            close = next((m for m in range(j, min(e, j + 8)) if toks[m].lower == ")"), -1)
-            j = close + 1 if close > 0 else j
+        j = _past_aside(toks, k, e)
         comma = j < e and toks[j].lower == ","
         if comma:
             j += 1
@@ -262,6 +259,8 @@ class ArgReader(PhraseReader):
         t = toks[j]
         if t.pos in (PRON,) or t.lower in ("then", "so", "but", "also"):
             return None
+        if prev.kind != TASK and _parsed_conjunct(toks, j, e, prev):
+            return j  # the parse joins the item to the previous one ("X and an approved Y")
         # a new clause, not a list item: "and the api needs ...", "and she hates ..."
         for m in range(j, min(e, j + 6)):
             if toks[m].pos in (AUX, MODAL) or (toks[m].pos == VERB and m > j and prev.kind != TASK):
@@ -367,3 +366,27 @@ class ArgReader(PhraseReader):
         arg.head = described.head
         arg.possessor = described.name  # kept for the label: "band" says Organization
         return arg
+
+
+def _past_aside(toks: list[Token], j: int, e: int) -> int:
+    """Past a bracketed aside between two list items ("X (Django) or Y")."""
+    if j < e and toks[j].lower == "(":
+        close = next((m for m in range(j, min(e, j + 8)) if toks[m].lower == ")"), -1)
+        return close + 1 if close > 0 else j
+    return j
+
+
+def _parsed_conjunct(toks: list[Token], j: int, e: int, prev: Arg) -> bool:
+    """The parse reads the words from ``j`` as a noun conjoined to the previous argument: a
+    noun of the next few words is a ``conj`` of a word inside ``prev``, with no verb of its own
+    (a participle modifying the noun, "an approved budget line", is no predicate)."""
+    for m in range(j, min(e, j + 6)):
+        t = toks[m]
+        verb = t.pos == VERB or t.tag.startswith("VB")  # the tagger's or the parser's verb
+        if t.pos in (AUX, MODAL) or (verb and t.dep not in ("amod", "compound")):
+            return False
+        if t.pos in (NOUN, PROPN) and t.dep == "conj" and prev.start <= t.head < prev.end:
+            return True
+        if t.lower in (",", "and", "or"):
+            return False
+    return False

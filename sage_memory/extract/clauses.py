@@ -12,8 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sage_memory.extract.args import CLAUSE, TASK, Arg, ArgReader
-from sage_memory.extract.chunk import ADV, AUX, MODAL, NEG, NOUN, PROPN, VERB, Token, base_form
+from sage_memory.extract.args import CLAUSE, NP, PRONOUN, TASK, Arg, ArgReader
+from sage_memory.extract.chunk import (
+    ADV,
+    AUX,
+    MODAL,
+    NEG,
+    NOUN,
+    PART,
+    PROPN,
+    VERB,
+    Token,
+    base_form,
+)
 from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
 
 #: Families whose arguments may be whole clauses ("the build failed because the disk was full").
@@ -292,6 +303,16 @@ class Matcher:
             phrase, frozenset(used), {}, spans, False, status[0] if status else "", (lo, hi)
         )
 
+    def _doer_to_act(self, toks: list[Token], arg: Arg, e: int) -> Arg:
+        """ "Mum books the flights first", "I'll water the plants after ...": what comes in an
+        order is the act (the verb phrase), not the one who does it."""
+        people = self.lex.words("person_nouns") | self.lex.words("role_heads")
+        j = _doer_of(toks, arg, e, people)
+        if j is None:
+            return arg
+        task = self.reader._task(toks, j, max(self.reader._vp_end(toks, j, e), j + 1))
+        return task if task.name else arg
+
     def read_arguments(self, m: Match, toks: list[Token]) -> bool:
         """Fill ``m.slots`` from its spans; False when a needed argument is missing."""
         rel = m.phrase.relation
@@ -321,6 +342,8 @@ class Matcher:
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
             if not args:
                 return False
+            if rel == "PRECEDES":
+                args = [self._doer_to_act(toks, a, e) for a in args]
             if rel in _REDUCED:
                 keep: bool | str = (
                     "complement"
@@ -357,6 +380,20 @@ class Matcher:
             negated = True  # "neither X nor Y helped"
         m.negated = negated != m.phrase.negated
         return True
+
+
+def _doer_of(toks: list[Token], arg: Arg, e: int, people: frozenset[str]) -> int | None:
+    """Where the verb phrase of ``arg``'s clause starts when ``arg`` is only its doer (a pronoun,
+    a short name or a person noun right before auxiliaries and a verb); None otherwise."""
+    if arg.kind not in (PRONOUN, NP) or arg.end - arg.start > 3:
+        return None
+    named = all(toks[k].pos == PROPN for k in range(arg.start, arg.end))
+    if arg.kind == NP and not named and (not arg.words or arg.words[-1] not in people):
+        return None
+    j = arg.end
+    while j < e and toks[j].pos in (AUX, MODAL, ADV, NEG, PART):
+        j += 1
+    return j if j < e and toks[j].pos == VERB else None
 
 
 def _clause_bounds(toks: list[Token], extent: tuple[int, int]) -> tuple[int, int]:

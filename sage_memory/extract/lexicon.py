@@ -15,6 +15,7 @@ Pattern elements (see the file's header for the full grammar):
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -83,6 +84,9 @@ class Lexicon:
     sequence: dict[str, tuple[str, ...]]
     phrases: tuple[Phrase, ...]
     by_first_word: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
+    #: Informal spellings and their standard forms ("til" -> "until"), read before tagging so
+    #: the parser and the phrasings see the words they know.
+    spelling: dict[str, str] = field(default_factory=dict)
     #: Every literal lemma of every pattern, gathered once: the tagger asks for it at each
     #: open-class word, and gathering it there was the largest cost in a profile of add_many.
     verbs: frozenset[str] = field(init=False, default=frozenset(), repr=False, compare=False)
@@ -93,6 +97,22 @@ class Lexicon:
     def words(self, name: str) -> frozenset[str]:
         """A closed-class list by name (empty when the file has none of that name)."""
         return self.closed.get(name, frozenset())
+
+    def respell(self, text: str) -> str:
+        """``text`` with each informal spelling of :attr:`spelling` (a whole word, any case)
+        replaced by its standard form ("cant go til noon" -> "can't go until noon")."""
+        if not self.spelling:
+            return text
+        return _spelling_pattern(tuple(self.spelling)).sub(
+            lambda m: self.spelling[m.group(0).lower()], text
+        )
+
+
+@lru_cache(maxsize=8)
+def _spelling_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex for all informal spellings, longest first ("w/o" before "w/")."""
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![\w'/])(?:{alternatives})(?![\w'/])", re.IGNORECASE)
 
 
 def _pattern_lemmas(phrases: tuple[Phrase, ...]) -> frozenset[str]:
@@ -190,7 +210,8 @@ def parse_lexicon(text: str) -> Lexicon:
         for word in _first_words(phrase):
             index.setdefault(word, []).append(phrase)
     by_first = {w: tuple(ps) for w, ps in index.items()}
-    return Lexicon(closed, status, sequence, phrases, by_first)
+    spelling = {str(k).lower(): str(v) for k, v in data.get("spelling", {}).items()}
+    return Lexicon(closed, status, sequence, phrases, by_first, spelling)
 
 
 @lru_cache(maxsize=1)

@@ -251,7 +251,7 @@ class _Reading:
         if not self.text.strip():
             return GraphDelta(kind=self.memory.kind, salience=0.1)
         for piece in _pieces(self.text):
-            self.sentences.append((piece, tokenize(piece, self.lex)))
+            self.sentences.append((piece, tokenize(self.lex.respell(piece), self.lex)))
         self._plan()  # first, so later sentences can name a planned task by a short name
         previous: tuple[str, list[Token]] | None = None
         for sentence, toks in self.sentences:
@@ -349,7 +349,9 @@ class _Reading:
         readable = [
             m
             for m in raw
-            if self.ex.matcher.read_arguments(m, toks) and self._reattach(m) and self._fits(m, toks)
+            if self.ex.matcher.read_arguments(m, toks)
+            and self._reattach(m, toks)
+            and self._fits(m, toks)
         ]
         kept = settle(readable, toks)
         hypothetical = self._hypothetical_spans(toks)
@@ -532,9 +534,10 @@ class _Reading:
             and arg.words[0] in self.lex.words("aspect_verbs")
         )
 
-    def _reattach(self, m: Match) -> bool:
+    def _reattach(self, m: Match, toks: list[Token]) -> bool:
         """ "The translation can't begin until ...": what cannot begin is the subject, when the
         verb is aspectual; a match left with only such a verb as its argument is dropped."""
+        self._role_first(m, toks)
         a = m.slots.get("A", [])
         s = m.slots.get("S", [])
         if a and all(self._aspect_only(x) for x in a):
@@ -543,6 +546,33 @@ class _Reading:
                 return True
             return False
         return True
+
+    def _role_first(self, m: Match, toks: list[Token]) -> None:
+        """ "Our site foreman, Brannigan, ...", "the treasurer of the club is Mateus": a role
+        phrasing whose subject is the role and whose other end a bare name says that the name
+        holds the role; the two ends trade places (the parse of a copula or an apposition has
+        no direction of its own)."""
+        if len(m.phrase.edges) != 1 or m.phrase.edges[0][0] != "A":
+            return
+        if any(
+            t.lower in ("'s", "’s") and a.start <= k <= a.end
+            for a in m.slots.get("A", [])
+            for k, t in enumerate(toks)
+        ):
+            return  # "Yuki's editor is Neovim": a thing the person has, or a person; unsure
+        target = m.phrase.edges[0][2]
+        roles = "copula" in m.phrase.flags or "role_or_kind" in m.phrase.flags
+        if m.phrase.relation != "HAS_ROLE" and not roles:
+            return
+        a, c = m.slots.get("A", []), m.slots.get(target, [])
+        if not a or not c:
+            return
+        # "the treasurer for the club": the role is what stands before its scope
+        bare = [_renamed(x, x.name.split(" for ", 1)[0]) if " for " in x.name else x for x in a]
+        if all(x.kind == NP and not x.proper and self._role_like(x) for x in bare) and all(
+            y.kind == NP and y.proper and not y.code and len(y.words) <= 3 for y in c
+        ):
+            m.slots["A"], m.slots[target] = list(c), bare
 
     def _fits(self, m: Match, toks: list[Token]) -> bool:
         """The phrasing's constraints on its arguments (precision before recall).
@@ -573,6 +603,7 @@ class _Reading:
             self._no_person_blocked,
             self._fronted_subject_has_verb,
             self._no_adverbial_argument,
+            self._no_bare_verb_argument,
             self._verb_literal_is_a_verb,
             self._active_is_not_passive,
             self._usage_is_usage,
@@ -635,6 +666,24 @@ class _Reading:
             if x.words and x.words[0] in self.lex.words("expletives") and len(x.words) == 1:
                 return False
             if x.kind == NP and x.end - x.start <= 2 and toks[x.start].pos == "PREP":
+                return False
+        return True
+
+    @staticmethod
+    def _no_bare_verb_argument(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "doesn't need to happen", "we talked about X, then ...": a lone finite or bare verb
+        read as an argument (the parse gives it no object or complement) names no task; a
+        gerund ("hates cooking") or a verb with its object ("restart the pod") does."""
+        for x in a + b:
+            if x.end - x.start != 1 or x.kind == PRONOUN:
+                continue
+            t = toks[x.start]
+            if t.pos != VERB or t.inflected == "ing" or t.head < 0:
+                continue
+            if not any(
+                o.head == x.start and o.dep in ("dobj", "xcomp", "ccomp", "prt", "attr", "dative")
+                for o in toks
+            ):
                 return False
         return True
 

@@ -1,0 +1,161 @@
+"""Relation recognition of the structure extractor: informal spellings, coordinated arguments,
+lone-verb arguments and the nominal / idiomatic phrasings of the lexicon (sentences written for
+these tests, in our own words)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sage_memory.extract import syntax
+from sage_memory.extract.lexicon import default_lexicon, parse_lexicon
+from tests.unit.test_structure_extractor import edges
+
+needs_parser = pytest.mark.skipif(not syntax.available(), reason="spaCy's parser is not installed")
+
+
+# --- informal spellings ---------------------------------------------------------------------
+
+
+def test_respell_replaces_whole_informal_words_only() -> None:
+    lex = default_lexicon()
+    assert lex.respell("cant paint the hall til Friday bc of the damp") == (
+        "can't paint the hall until Friday because of the damp"
+    )
+    assert lex.respell("Tilda's cantata, w/o the choir") == "Tilda's cantata, without the choir"
+
+
+def test_a_lexicon_without_spellings_leaves_text_alone() -> None:
+    lex = parse_lexicon('[closed]\nspeaker = ["i"]\n')
+    assert lex.respell("cant stop til dawn") == "cant stop til dawn"
+
+
+@needs_parser
+def test_informal_until_reads_as_a_block() -> None:
+    assert (
+        "repaint the porch",
+        "BLOCKED_BY",
+        "primer",
+        False,
+    ) in edges("cant repaint the porch til the primer dries")
+
+
+@needs_parser
+def test_informal_because_reads_as_a_cause() -> None:
+    assert ("paper", "CAUSES", "printer jammed", False) in edges(
+        "the printer jammed bc the paper was damp"
+    )
+
+
+# --- coordination ---------------------------------------------------------------------------
+
+
+@needs_parser
+def test_a_second_conjunct_with_a_participle_modifier_is_a_list_item() -> None:
+    found = edges("The kiosk rollout requires a signed lease and an approved wiring plan.")
+    assert ("kiosk rollout", "REQUIRES", "signed lease", False) in found
+    assert ("kiosk rollout", "REQUIRES", "approved wiring plan", False) in found
+
+
+@needs_parser
+def test_a_second_predicate_is_still_no_list_item() -> None:
+    found = edges("Mireille prefers tea and dislikes strong coffee.")
+    assert ("mireille", "PREFERS", "tea", False) in found
+    assert not any(t.startswith("dislike") for _, _, t, _ in found)
+
+
+# --- lone verbs -----------------------------------------------------------------------------
+
+
+@needs_parser
+def test_a_lone_verb_is_no_required_thing() -> None:
+    found = edges("The gala dinner doesn't need to happen before the auction.")
+    assert not any(t == "happen" for _, _, t, _ in found)
+
+
+@needs_parser
+def test_a_verb_with_its_object_is_still_a_task() -> None:
+    found = edges("Before the auction, we need to print the catalogue.")
+    assert ("print the catalogue", "PRECEDES", "auction", False) in found
+
+
+# --- nominal and idiomatic phrasings --------------------------------------------------------
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        (
+            "The main obstacle for the bridge repair is the river permit.",
+            ("bridge repair", "BLOCKED_BY", "river permit", False),
+        ),
+        (
+            "The billing dashboard sits downstream of the usage collector.",
+            ("billing dashboard", "DEPENDS_ON", "usage collector", False),
+        ),
+        (
+            "The poor harvest was the result of the hailstorm.",
+            ("hailstorm", "CAUSES", "poor harvest", False),
+        ),
+        (
+            "Uncle Bashir has a soft spot for old westerns.",
+            ("uncle bashir", "PREFERS", "old western", False),
+        ),
+        ("Ines is a Porto resident.", ("ines", "LIVES_IN", "porto", False)),
+        ("Kofi's employer is Tessaract Foods.", ("kofi", "WORKS_AT", "tessaract foods", False)),
+        (
+            "Dr. Varga practises at the Elm Road Clinic.",
+            ("dr. varga", "WORKS_AT", "elm road clinic", False),
+        ),
+        (
+            "Henrik volunteers with the river cleanup crew.",
+            ("henrik", "MEMBER_OF", "river cleanup crew", False),
+        ),
+        (
+            "Paulo was kicked out of the rowing club.",
+            ("paulo", "MEMBER_OF", "rowing club", True),
+        ),
+        (
+            "The mural project was put on hold until the grant arrives.",
+            ("mural project", "HAS_STATUS", "on hold", False),
+        ),
+    ],
+)
+def test_nominal_and_idiomatic_phrasings(text: str, edge: tuple[str, str, str, bool]) -> None:
+    assert edge in edges(text)
+
+
+# --- roles named before the person ----------------------------------------------------------
+
+
+@needs_parser
+def test_a_role_named_first_goes_to_the_person_after_it() -> None:
+    assert ("mateus", "HAS_ROLE", "treasurer", False) in edges(
+        "The treasurer for the sailing club is Mateus."
+    )
+    assert ("brannigan", "HAS_ROLE", "site foreman", False) in edges(
+        "Our site foreman, Brannigan, checks the scaffolding daily."
+    )
+
+
+@needs_parser
+def test_a_possessed_role_is_left_alone() -> None:
+    found = edges("Tove's favourite editor is Helix.")
+    assert not any(r in ("HAS_ROLE", "IS_A") and s == "helix" for s, r, _, _ in found)
+
+
+# --- the act, not its doer, in an order; a role given with "as" -----------------------------
+
+
+@needs_parser
+def test_an_order_between_acts_drops_the_doer() -> None:
+    assert ("trim the hedge", "PRECEDES", "sweep the porch", False) in edges(
+        "i'll sweep the porch after i trim the hedge"
+    )
+
+
+@needs_parser
+def test_an_employment_with_as_gives_the_role_too() -> None:
+    found = edges("Rafa is employed by the city library as an archivist.")
+    assert ("rafa", "WORKS_AT", "city library", False) in found
+    assert ("rafa", "HAS_ROLE", "archivist", False) in found
