@@ -524,8 +524,12 @@ def cmd_history(args: argparse.Namespace) -> int:
         }
         for c in changes
     ]
+    # Both ids: `undo` takes the change (this row alone) or its batch (the whole call, e.g.
+    # an add with the facts extracted from it), and the batch is what a user usually means.
     lines = [
-        f"{c.at:%Y-%m-%d %H:%M:%S} {c.op:<6} by {c.actor} ({c.reason}) {c.id}" for c in changes
+        f"{c.at:%Y-%m-%d %H:%M:%S} {c.op:<6} by {c.actor} ({c.reason}) "
+        f"change {c.id} batch {c.batch_id}"
+        for c in changes
     ]
     _emit(args, data, "\n".join(lines) or "no history")
     return 0

@@ -129,3 +129,21 @@ def test_plan_and_path_answer_structure_questions(
     assert [p["relation"] for p in path] in (["PRECEDES", "REQUIRES"], ["PRECEDES", "USES"])
     code, _, err = run(capsys, *base, "plan", "next", "no such project anywhere")
     assert code == 2 and "no node" in err
+
+
+def test_history_names_the_batch_that_undo_takes(
+    capsys: pytest.CaptureFixture[str], base: list[str]
+) -> None:
+    """The README's `history <id> | undo <batch-id>`: the batch id must be in the plain output."""
+    code, out, _ = run(capsys, *base, "add", "Bob lives in Rome", "--json")
+    mid = json.loads(out)["memory_id"]
+    code, out, _ = run(capsys, *base, "history", mid[:8])
+    assert code == 0
+    words = out.split()
+    batch = words[words.index("batch") + 1]
+    code, out, err = run(capsys, *base, "undo", batch)
+    assert code == 0, err
+    code, out, _ = run(capsys, *base, "stats", "--json")
+    assert json.loads(out)["memories"] == 0 and json.loads(out)["edges"] == 0
+    code, _, err = run(capsys, *base, "explore", "Bob")
+    assert code == 2
