@@ -147,3 +147,23 @@ def test_history_names_the_batch_that_undo_takes(
     assert json.loads(out)["memories"] == 0 and json.loads(out)["edges"] == 0
     code, _, err = run(capsys, *base, "explore", "Bob")
     assert code == 2
+
+
+def test_undo_of_a_memory_insert_alone_keeps_no_fact_citing_it(
+    capsys: pytest.CaptureFixture[str], base: list[str]
+) -> None:
+    """Undoing only the memory's insert used to leave its extracted fact in search, citing a
+    memory that no longer existed; now it is refused and points to the batch."""
+    code, out, _ = run(capsys, *base, "add", "Bob lives in Rome", "--json")
+    mid = json.loads(out)["memory_id"]
+    code, out, _ = run(capsys, *base, "history", mid, "--json")
+    (change,) = json.loads(out)
+    code, _, err = run(capsys, *base, "undo", change["id"])
+    assert code == 2 and change["batch_id"] in err
+    code, out, _ = run(capsys, *base, "search", "where does Bob live", "--json")
+    assert [m["id"] for m in json.loads(out)["memories"]] == [mid]
+    code, out, err = run(capsys, *base, "undo", change["batch_id"])
+    assert code == 0, err
+    code, out, _ = run(capsys, *base, "search", "where does Bob live", "--json")
+    found = json.loads(out)
+    assert found["memories"] == [] and found["edges"] == [] and "Rome" not in found["context"]
