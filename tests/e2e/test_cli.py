@@ -167,3 +167,17 @@ def test_undo_of_a_memory_insert_alone_keeps_no_fact_citing_it(
     code, out, _ = run(capsys, *base, "search", "where does Bob live", "--json")
     found = json.loads(out)
     assert found["memories"] == [] and found["edges"] == [] and "Rome" not in found["context"]
+
+
+def test_a_memory_of_another_embedder_names_the_flag_that_opens_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A memory made with embedder="hashing" (the README's server-mode example) opened by the
+    CLI with another embedder: the error must say the CLI's way to open it."""
+    folder = ["--path", str(tmp_path / "mem"), "--user", "alice"]
+    assert main([*folder, "--embedder", "hashing", "add", "Alice moved to Berlin"]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, *folder, "--embedder", "hashing:64", "search", "Berlin")
+    assert code == 2 and "--embedder hashing-256" in err
+    code, out, _ = run(capsys, *folder, "--embedder", "hashing-256", "search", "Berlin")
+    assert code == 0 and "Alice moved to Berlin" in out
