@@ -19,9 +19,12 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_memory.errors import NotFoundError, SageMemoryError, ValidationError
+
+if TYPE_CHECKING:
+    from sage_memory.types import Scope
 
 Handler = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Handler] = {}
@@ -524,8 +527,12 @@ def cmd_history(args: argparse.Namespace) -> int:
         }
         for c in changes
     ]
+    # Both ids: `undo` takes the change (this row alone) or its batch (the whole call, e.g.
+    # an add with the facts extracted from it), and the batch is what a user usually means.
     lines = [
-        f"{c.at:%Y-%m-%d %H:%M:%S} {c.op:<6} by {c.actor} ({c.reason}) {c.id}" for c in changes
+        f"{c.at:%Y-%m-%d %H:%M:%S} {c.op:<6} by {c.actor} ({c.reason}) "
+        f"change {c.id} batch {c.batch_id}"
+        for c in changes
     ]
     _emit(args, data, "\n".join(lines) or "no history")
     return 0
@@ -631,6 +638,15 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scope_flags(scope: Scope) -> str:
+    """A scope as the CLI flags that select it."""
+    parts = [
+        f"--user {scope.user_id}" if scope.user_id else "",
+        f"--agent {scope.agent_id}" if scope.agent_id else "",
+    ]
+    return " ".join(p for p in parts if p)
+
+
 @command("ui")
 def cmd_ui(args: argparse.Namespace) -> int:
     """The graph explorer in the browser, for one scope, on 127.0.0.1."""
@@ -647,11 +663,21 @@ def cmd_ui(args: argparse.Namespace) -> int:
         user, agent = args.user, args.agent
         if user is None and agent is None:
             # no scope named: the folder's only scope (the demo's), else the CLI's default
+            # user when it has data; never an empty page for a scope nobody wrote to
             scopes = mem.scopes()
             if len(scopes) == 1:
                 user, agent = scopes[0].user_id, scopes[0].agent_id
+            elif any(s.user_id == DEFAULT_USER and s.agent_id is None for s in scopes):
+                user = DEFAULT_USER
+            elif scopes:
+                names = ", ".join(_scope_flags(s) for s in scopes[:10])
+                more = ", ..." if len(scopes) > 10 else ""
+                raise ValidationError(
+                    f"{args.path} holds {len(scopes)} scopes ({names}{more}); "
+                    "choose one with --user / --agent"
+                )
             else:
-                user = "default"
+                user = DEFAULT_USER
         api = ExplorerApi(mem, user_id=user, agent_id=agent, allow_writes=args.allow_writes)
         server = ExplorerServer(api, port=args.port)
         shown = ", ".join(f"{k}={v}" for k, v in api.scope.items() if v is not None)

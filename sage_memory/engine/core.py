@@ -776,7 +776,8 @@ class SageMemory:
         """Undo one journaled change, or every change of a batch (an add, a merge, a run).
 
         Refuses when a later change touched the same rows, unless ``force=True`` (which then
-        overwrites the later changes too). Returns the changes the undo applied.
+        overwrites the later changes too); likewise it refuses a memory's insert while nodes
+        or edges outside the undo cite it (undo its batch). Returns the changes the undo applied.
         """
         return self._maintenance.undo(change_or_batch_id, force=force)
 

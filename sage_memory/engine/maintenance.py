@@ -48,6 +48,8 @@ class Maintenance:
                             f"{len(later)} later change(s) touched the same rows (first: "
                             f"{later[0]}); undo those first, or pass force=True"
                         )
+                if not force:
+                    self._refuse_orphans([c for _, c in entries], touched)
                 current = current_state(store, [c for _, c in entries])
                 batch = Batch("user", f"undo {change_or_batch_id}", ctx.now())
                 changes = inverse([c for _, c in entries], current, batch)
@@ -55,6 +57,29 @@ class Maintenance:
                 store.apply(changes, vectors)
                 ctx.sync_index(changes, vectors)
                 return changes
+
+    def _refuse_orphans(self, changes: Sequence[Change], touched: set[str]) -> None:
+        """Refuse to undo a memory's insert without the facts extracted from it.
+
+        Undoing that one change (not its batch) would delete the memory but keep nodes and
+        edges whose provenance cites it: search would go on showing a fact whose source is gone.
+        """
+        store = self.ctx.store
+        for c in changes:
+            if c.entity != "memory" or c.op != "insert":
+                continue
+            memory = store.find_memory(c.entity_id)
+            if memory is None:
+                continue
+            nodes, edges = store.derived_from(memory.scope.partition, memory.id)
+            left = [i for i in [n.id for n in nodes] + [e.id for e in edges] if i not in touched]
+            if left:
+                raise ValidationError(
+                    f"undoing change {c.id} alone would remove memory {memory.id} but keep "
+                    f"{len(left)} node(s) and edge(s) that cite it; undo its batch "
+                    f"{c.batch_id} (everything that call wrote), delete the memory, or pass "
+                    "force=True"
+                )
 
     def _vectors_for_restored(self, changes: Sequence[Change]) -> dict[str, Vector]:
         """Re-embed restored memories and nodes whose text changed or that came back."""

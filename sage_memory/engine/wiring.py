@@ -180,10 +180,14 @@ def check_embedder(store: GraphStore, embedder: Embedder) -> None:
     if stored is None:
         store.set_meta("embedder", signature)
     elif stored != signature:
+        name = stored.rsplit(":", 1)[0]
+        # Said for each way in: the API, the CLI flag and the variable the MCP server and
+        # the adapters' URL engines read (a CLI user cannot act on a keyword argument).
         raise ConfigError(
             f"this memory was embedded with {stored}, not {signature}; vectors of two models "
-            f"cannot be mixed. Open it with embedder={stored.rsplit(':', 1)[0]!r}, or export "
-            "it and load the export with the new embedder."
+            f"cannot be mixed. Open it with embedder={name!r} (command line: --embedder "
+            f"{name}; MCP server and adapters: SAGE_EMBEDDER={name}), or export it and load "
+            "the export with the new embedder."
         )
 
 

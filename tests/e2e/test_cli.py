@@ -129,3 +129,55 @@ def test_plan_and_path_answer_structure_questions(
     assert [p["relation"] for p in path] in (["PRECEDES", "REQUIRES"], ["PRECEDES", "USES"])
     code, _, err = run(capsys, *base, "plan", "next", "no such project anywhere")
     assert code == 2 and "no node" in err
+
+
+def test_history_names_the_batch_that_undo_takes(
+    capsys: pytest.CaptureFixture[str], base: list[str]
+) -> None:
+    """The README's `history <id> | undo <batch-id>`: the batch id must be in the plain output."""
+    code, out, _ = run(capsys, *base, "add", "Bob lives in Rome", "--json")
+    mid = json.loads(out)["memory_id"]
+    code, out, _ = run(capsys, *base, "history", mid[:8])
+    assert code == 0
+    words = out.split()
+    batch = words[words.index("batch") + 1]
+    code, out, err = run(capsys, *base, "undo", batch)
+    assert code == 0, err
+    code, out, _ = run(capsys, *base, "stats", "--json")
+    assert json.loads(out)["memories"] == 0 and json.loads(out)["edges"] == 0
+    code, _, err = run(capsys, *base, "explore", "Bob")
+    assert code == 2
+
+
+def test_undo_of_a_memory_insert_alone_keeps_no_fact_citing_it(
+    capsys: pytest.CaptureFixture[str], base: list[str]
+) -> None:
+    """Undoing only the memory's insert used to leave its extracted fact in search, citing a
+    memory that no longer existed; now it is refused and points to the batch."""
+    code, out, _ = run(capsys, *base, "add", "Bob lives in Rome", "--json")
+    mid = json.loads(out)["memory_id"]
+    code, out, _ = run(capsys, *base, "history", mid, "--json")
+    (change,) = json.loads(out)
+    code, _, err = run(capsys, *base, "undo", change["id"])
+    assert code == 2 and change["batch_id"] in err
+    code, out, _ = run(capsys, *base, "search", "where does Bob live", "--json")
+    assert [m["id"] for m in json.loads(out)["memories"]] == [mid]
+    code, out, err = run(capsys, *base, "undo", change["batch_id"])
+    assert code == 0, err
+    code, out, _ = run(capsys, *base, "search", "where does Bob live", "--json")
+    found = json.loads(out)
+    assert found["memories"] == [] and found["edges"] == [] and "Rome" not in found["context"]
+
+
+def test_a_memory_of_another_embedder_names_the_flag_that_opens_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A memory made with embedder="hashing" (the README's server-mode example) opened by the
+    CLI with another embedder: the error must say the CLI's way to open it."""
+    folder = ["--path", str(tmp_path / "mem"), "--user", "alice"]
+    assert main([*folder, "--embedder", "hashing", "add", "Alice moved to Berlin"]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, *folder, "--embedder", "hashing:64", "search", "Berlin")
+    assert code == 2 and "--embedder hashing-256" in err
+    code, out, _ = run(capsys, *folder, "--embedder", "hashing-256", "search", "Berlin")
+    assert code == 0 and "Alice moved to Berlin" in out

@@ -71,3 +71,17 @@ def test_demo_then_ui_shows_the_blog_plan(tmp_path: Path) -> None:
     finally:
         ui.terminate()
         ui.wait(timeout=30)
+
+
+def test_ui_with_several_scopes_and_none_named_says_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It used to open the empty user 'default' of a folder holding only users a and b."""
+    base = ["--path", str(tmp_path / "mem"), "--embedder", "hashing"]
+    assert main([*base, "--user", "ann", "add", "Ann likes tea"]) == 0
+    assert main([*base, "--user", "ben", "add", "Ben likes coffee"]) == 0
+    capsys.readouterr()
+    ui = ["--embedder", "hashing", "ui", "--path", str(tmp_path / "mem")]
+    assert main([*ui, "--port", "0", "--no-browser"]) == 2
+    err = capsys.readouterr().err
+    assert "--user ann" in err and "--user ben" in err
