@@ -219,6 +219,10 @@ def current_first(
         relevant = min(to_query[a], to_query[b]) >= floor
         if relevant and keys[a] & keys[b]:
             return True  # the graph says so: one subject, one single-valued relation
+        if {s for s, _ in keys[a]} & {s for s, _ in keys[b]}:
+            # The graph says they are other slots of one subject ("Alice likes jazz", "Alice
+            # moved to Berlin"): however close their words, neither is the other's update.
+            return False
         # Statements naming the query's names must share one (a twin team's note names its
         # own team, not the asked one); two that name none of them may be one slot.
         if (names[a] or names[b]) and not names[a] & names[b]:

@@ -274,3 +274,21 @@ def test_the_value_that_holds_is_brought_in_when_search_found_only_an_older_one(
         # a wider search keeps the older statement too, right after the current one
         texts = [h.text for h in mem.search("where does Kofi live?", user_id="u").memories]
         assert texts.index(new) < texts.index(old)
+
+
+def test_another_slot_of_the_same_person_is_no_update_of_the_asked_one() -> None:
+    # The latest memories about Farid read like his other notes, but the graph says they state
+    # other slots (what he likes and prefers), so none takes the lead of where he lives.
+    story = [
+        ("Farid lives in Tunis", 3),
+        ("Farid moved to Sfax", 6),
+        ("Bilal lives in Rome", 6),
+        ("Farid likes chess", 7),
+    ]
+    with SageMemory() as mem:
+        for text, month in story:
+            mem.add(text, user_id="u", timestamp=datetime(2026, month, 1, tzinfo=UTC))
+        mem.add("Farid prefers mint tea", user_id="u")
+        texts = [h.text for h in mem.search("where does farid live?", user_id="u").memories]
+        assert texts[0] == "Farid moved to Sfax"
+        assert texts.index("Farid moved to Sfax") < texts.index("Farid lives in Tunis")
