@@ -9,6 +9,7 @@ longer hold at the time the query asks about are marked superseded.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -23,7 +24,7 @@ from sage_memory.retrieve.expand import (
     local_ppr,
 )
 from sage_memory.retrieve.fusion import Weights
-from sage_memory.retrieve.mentions import hop_scores, mention_links
+from sage_memory.retrieve.mentions import Mentions, hop_scores, mention_links
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
@@ -130,20 +131,39 @@ def recall(
     dense: Sequence[tuple[str, float]],
     lexical: Sequence[tuple[str, float]],
     config: RetrieveConfig,
+    worker: Executor | None = None,
 ) -> None:
     """Associative recall: PageRank pushed from the linked entities and the best dense and
     lexical memories through memories and entities (:mod:`sage_memory.retrieve.walk`); the
-    mass on memories goes to ``g.walk``."""
+    mass on memories goes to ``g.walk``.
+
+    With a ``worker``, the one-name hop reads there while the walk reads here: neither needs
+    the other, and on a server store each of their reads is a round trip to wait for."""
     seeds = walk_seeds(g.linked, dense, lexical)
     if not seeds:
         return
+    memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
+    pending: Future[Mentions] | None = None
     if ask.weights.assoc_take > 0:
         # One name away from the best hits (mentions.py): the bridge of a two-hop question.
-        memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
-        mentions = mention_links(ask.store, ask.scope, ask.plan.text, memory_seeds)
-        g.assoc = [
-            (m, v) for m, v in hop_scores(mentions, memory_seeds) if v >= ask.weights.assoc_min
-        ]
+        args = (ask.store, ask.scope, ask.plan.text, memory_seeds)
+        pending = worker.submit(mention_links, *args) if worker is not None else None
+        if pending is None:
+            _take_mentions(ask, g, mention_links(*args), memory_seeds)
+    try:
+        _walk(ask, g, seeds, config)
+    finally:
+        if pending is not None:
+            _take_mentions(ask, g, pending.result(), memory_seeds)
+
+
+def _take_mentions(
+    ask: Ask, g: GraphEvidence, mentions: Mentions, memory_seeds: Mapping[str, float]
+) -> None:
+    g.assoc = [(m, v) for m, v in hop_scores(mentions, memory_seeds) if v >= ask.weights.assoc_min]
+
+
+def _walk(ask: Ask, g: GraphEvidence, seeds: Mapping[str, float], config: RetrieveConfig) -> None:
     graph = StoreGraph(
         ask.store,
         ask.scope,

@@ -156,7 +156,7 @@ class Retriever:
         ask = Ask(store, scope, plan, qvec, w, self._width(limit, focus, kind, rerank), as_of, now)
         graph = gather(ask, words, self.index, self.config)
         if w.walk and w.graph > 0:
-            recall(ask, graph, dense, words.memories, self.config)
+            recall(ask, graph, dense, words.memories, self.config, self._worker())
         hits = rank_memories(ask, dense, words.memories, graph, self.config, self.single_valued)
         near = None
         if focus is not None:
