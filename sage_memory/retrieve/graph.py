@@ -9,6 +9,7 @@ longer hold at the time the query asks about are marked superseded.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -24,7 +25,7 @@ from sage_memory.retrieve.expand import (
     local_ppr,
 )
 from sage_memory.retrieve.fusion import Weights
-from sage_memory.retrieve.mentions import hop_scores, mention_links
+from sage_memory.retrieve.mentions import Mentions, hop_scores, mention_links
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
@@ -131,20 +132,40 @@ def recall(
     dense: Sequence[tuple[str, float]],
     lexical: Sequence[tuple[str, float]],
     config: RetrieveConfig,
+    mentions: Future[Mentions] | None = None,
 ) -> None:
     """Associative recall: PageRank pushed from the linked entities and the best dense and
     lexical memories through memories and entities (:mod:`sage_memory.retrieve.walk`); the
-    mass on memories goes to ``g.walk``."""
+    mass on memories goes to ``g.walk``.
+
+    ``mentions``: the one-name hop's reads, started early (:func:`hop_seeds`); without it
+    they are made here."""
     seeds = walk_seeds(g.linked, dense, lexical)
     if not seeds:
         return
+    _walk(ask, g, seeds, config)
     if ask.weights.assoc_take > 0:
         # One name away from the best hits (mentions.py): the bridge of a two-hop question.
         memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
-        mentions = mention_links(ask.store, ask.scope, ask.plan.text, memory_seeds)
-        g.assoc = [
-            (m, v) for m, v in hop_scores(mentions, memory_seeds) if v >= ask.weights.assoc_min
-        ]
+        if mentions is None:
+            found = mention_links(ask.store, ask.scope, ask.plan.text, memory_seeds)
+        else:
+            found = mentions.result()
+        g.assoc = [(m, v) for m, v in hop_scores(found, memory_seeds) if v >= ask.weights.assoc_min]
+
+
+def hop_seeds(
+    dense: Sequence[tuple[str, float]], lexical: Sequence[tuple[str, float]]
+) -> dict[str, float]:
+    """The walk's memory seeds before any name is linked, for the one-name hop to read
+    around while the names are linked and the walk reads (on a server store each read is a
+    round trip). They are the walk's own memory seeds times 1 or 2 (linked names take half of
+    the weight): a power of two, which changes no sum's or order's bits, so the hop finds what
+    it would find from the walk's seeds."""
+    return {k[2:]: v for k, v in walk_seeds((), dense, lexical).items()}
+
+
+def _walk(ask: Ask, g: GraphEvidence, seeds: Mapping[str, float], config: RetrieveConfig) -> None:
     graph = StoreGraph(
         ask.store,
         ask.scope,

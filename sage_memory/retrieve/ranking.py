@@ -31,6 +31,7 @@ from sage_memory.retrieve.fusion import (
     smooth,
 )
 from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
+from sage_memory.retrieve.reader import candidate_reads
 from sage_memory.types import Memory, MemoryHit, Vector
 
 #: Candidates whose neighbouring turns are looked up.
@@ -94,18 +95,17 @@ def rank_memories(
             )
         ),
     )
-    adjacent: dict[str, tuple[str | None, str | None]] = {}
-    if w.neighbour > 0:
-        adjacent = ask.store.adjacent_memories(scope, first[:NEIGHBOUR_CANDIDATES])
+    # The turns around the best, every candidate's row and its vector: one read.
+    adjacent, rows, stored = candidate_reads(
+        ask.store, scope, pool, first[:NEIGHBOUR_CANDIDATES] if w.neighbour > 0 else []
+    )
     around = [n for pair in adjacent.values() for n in pair if n is not None]
     ids = list(dict.fromkeys([*pool, *around]))
     memories = {
-        m.id: m
-        for m in ask.store.get_memories(scope, ids)
-        if not m.archived and (as_of is None or m.timestamp <= as_of)
+        m.id: m for m in rows if not m.archived and (as_of is None or m.timestamp <= as_of)
     }
     adjacent = _same_conversation(adjacent, memories)
-    vectors = ask.store.get_vectors(list(memories))
+    vectors = {i: v for i, v in stored.items() if i in memories}
     mids = [i for i in ids if i in memories]
     if not mids:
         return []

@@ -44,7 +44,8 @@ from sage_memory.retrieve import focus as fc
 from sage_memory.retrieve import kinds
 from sage_memory.retrieve.answer import StructureView, lead_memories, structure_view
 from sage_memory.retrieve.fusion import Weights, check_weights, preset
-from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, path_text, recall
+from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, hop_seeds, path_text, recall
+from sage_memory.retrieve.mentions import mention_links
 from sage_memory.retrieve.query import analyze
 from sage_memory.retrieve.ranking import SINGLE_VALUED, rank_memories
 from sage_memory.retrieve.reader import GraphReader
@@ -154,9 +155,15 @@ class Retriever:
         if focus is not None:
             words = fc.with_seeds(words, focus)
         ask = Ask(store, scope, plan, qvec, w, self._width(limit, focus, kind, rerank), as_of, now)
+        walk = w.walk and w.graph > 0
+        mentions = None
+        if walk and w.assoc_take > 0:
+            # The one-name hop reads on the helper thread while names are linked and walked.
+            seeds = hop_seeds(dense, words.memories)
+            mentions = self._worker().submit(mention_links, store, scope, plan.text, seeds)
         graph = gather(ask, words, self.index, self.config)
-        if w.walk and w.graph > 0:
-            recall(ask, graph, dense, words.memories, self.config)
+        if walk:
+            recall(ask, graph, dense, words.memories, self.config, mentions)
         hits = rank_memories(
             ask, dense, words.memories, graph, self.config, self.single_valued, words.scored
         )

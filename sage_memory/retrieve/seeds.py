@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 
 from sage_memory.index.base import VectorIndex, collection_name
-from sage_memory.retrieve.reader import GraphReader
+from sage_memory.retrieve.reader import GraphReader, word_reads
 from sage_memory.store.base import name_key
 from sage_memory.types import Node, Scope, Vector
 from sage_memory.words import QUERY_STOPWORDS
@@ -74,15 +74,16 @@ def word_seeds(
 
     Needs no embedding, so a search runs it while the query is being embedded.
     """
-    scored = store.search_text(scope, query, entity="memory", limit=k * SCORED_PER_SEED)
     part = scope.partition
+    scored, named, lexical = word_reads(
+        store, scope, query, phrases, limit=k * SCORED_PER_SEED, node_limit=node_k
+    )
     found: dict[str, LinkedNode] = {}
     keys = {name_key(p): p for p in phrases}
-    for node in store.find_nodes(part, list(phrases)):
+    for node in named:
         names = [node.name, *node.aliases]
         hit = next((keys[name_key(n)] for n in names if name_key(n) in keys), node.name)
         found[node.id] = LinkedNode(node, 1.0, f"named '{hit}'")
-    lexical = store.search_text(part, query, entity="node", limit=node_k)
     lex_top = max((s for _, s in lexical), default=0.0) or 1.0
     lex = {i: s / lex_top for i, s in lexical}
     _score_candidates(store, part, query, phrases, found, lex, {})

@@ -1,6 +1,7 @@
 """The store ports: the durable source of truth for memories, nodes, edges and the journal
 (:class:`GraphStore`), the evolver's usage log and review queue (:class:`EvolverState`,
-optional), and a cross-process partition lock (:class:`ScopeLocking`, optional).
+optional), a cross-process partition lock (:class:`ScopeLocking`, optional), and reads a
+search makes together, in one round trip to a server (:class:`BatchedReads`, optional).
 
 Every write is a list of :class:`~sage_memory.types.Change` applied atomically: each change
 sets one row to its ``after`` state (``None`` deletes it) and is appended to the journal, so
@@ -288,4 +289,25 @@ class ScopeLocking(Protocol):
 
     def scope_lock(self, scope_key: str) -> AbstractContextManager[None]:
         """Hold the partition ``scope_key`` for the duration of the ``with`` block."""
+        ...
+
+
+@runtime_checkable
+class BatchedReads(Protocol):
+    """Optional: a store on a server (PostgreSQL), where each read is a round trip, answers the
+    reads a search makes at one step together. Each method returns exactly what the
+    :class:`GraphStore` calls it stands for return; a store without it gets those calls."""
+
+    def word_reads(
+        self, scope: Scope, query: str, names: Sequence[str], *, limit: int, node_limit: int
+    ) -> tuple[list[tuple[str, float]], list[Node], list[tuple[str, float]]]:
+        """``search_text(scope, query, limit=limit)``, ``find_nodes(scope.partition, names)``
+        and ``search_text(scope.partition, query, entity="node", limit=node_limit)``."""
+        ...
+
+    def candidate_reads(
+        self, scope: Scope, ids: Sequence[str], around: Sequence[str]
+    ) -> tuple[dict[str, tuple[str | None, str | None]], list[Memory], dict[str, Vector]]:
+        """``adjacent_memories(scope, around)``; ``get_memories(scope, ...)`` of ``ids`` then
+        the neighbours found, in that order; ``get_vectors`` of the memories returned."""
         ...

@@ -9,9 +9,10 @@ decide something from what is already stored (entity resolution, the current val
 single-valued relation) hold :meth:`scope_lock` for their scope across plan and apply.
 
 The class is assembled from one part per responsibility: writes (``postgres_writes``), reads
-(``postgres_reads``), the lexical channel and vectors (``postgres_lexical``), the journal and
-metadata (``postgres_journal``) and the evolver's state (``postgres_evolver``); the pool, the
-transactions and :meth:`scope_lock` are in ``postgres_connection``.
+(``postgres_reads``), the lexical channel and vectors (``postgres_lexical``), the reads a
+search makes together (``postgres_batched``), the journal and metadata (``postgres_journal``)
+and the evolver's state (``postgres_evolver``); the pool, the transactions and
+:meth:`scope_lock` are in ``postgres_connection``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import threading
 from typing import Any
 
 from sage_memory.postgres import check_schema, open_pool
+from sage_memory.store.postgres_batched import PostgresBatchedReads
 from sage_memory.store.postgres_evolver import PostgresEvolverState
 from sage_memory.store.postgres_journal import PostgresJournal
 from sage_memory.store.postgres_lexical import PostgresLexical
@@ -31,7 +33,12 @@ __all__ = ["PostgresGraphStore"]
 
 
 class PostgresGraphStore(
-    PostgresWrites, PostgresReads, PostgresLexical, PostgresJournal, PostgresEvolverState
+    PostgresWrites,
+    PostgresReads,
+    PostgresLexical,
+    PostgresBatchedReads,
+    PostgresJournal,
+    PostgresEvolverState,
 ):
     """A GraphStore in a PostgreSQL schema (created and migrated on first connect).
 

@@ -7,7 +7,7 @@ reads, lexical, journal, evolver state), which opens the pool and sets these att
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -54,6 +54,38 @@ class PostgresConnection:
             finally:
                 conn.autocommit = False  # back to the pool as it came
             return rows
+
+    def _pipelined(
+        self, statements: Sequence[tuple[str, Sequence[Any]]]
+    ) -> list[list[tuple[Any, ...]]]:
+        """Independent reads in one round trip: one pipeline, one sync, in autocommit."""
+        self._check_open()
+        with utf8_only(), self._pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                with conn.pipeline():
+                    cursors = [conn.execute(sql, params) for sql, params in statements]
+                return [cursor.fetchall() for cursor in cursors]
+            finally:
+                conn.autocommit = False
+
+    def _statements(self, sql: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """Statements separated by ``;`` in one round trip (the simple protocol: the values
+        are bound here, by psycopg's own quoting), one implicit transaction, so a
+        ``SET LOCAL`` among them holds for the rest only; the last one's rows."""
+        import psycopg
+
+        self._check_open()
+        with utf8_only(), self._pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                with psycopg.ClientCursor(conn) as cursor:
+                    cursor.execute(sql, params)
+                    while cursor.nextset():
+                        pass
+                    return cursor.fetchall()
+            finally:
+                conn.autocommit = False
 
     @contextmanager
     def scope_lock(self, scope_key: str) -> Iterator[None]:

@@ -27,7 +27,7 @@ import numpy as np
 from sage_memory.store.lexical import bm25, fts5_idf, query_term_set, term_key, terms
 from sage_memory.store.sqlite_postings import node_text, part_key
 
-__all__ = ["SCHEMA", "node_text", "rebuild", "search", "update"]
+__all__ = ["SCHEMA", "SearchRead", "node_text", "rebuild", "search", "search_read", "update"]
 
 Kind = Literal["m", "n"]
 #: (kind, rid, scope key, text); text None removes the document.
@@ -132,40 +132,66 @@ def search(
 ) -> list[tuple[str, float]]:
     """(id, BM25 score) best first from the partition's own statistics, ties by id, as
     :func:`sage_memory.store.sqlite_postings.search`; ``run_id`` keeps one run's memories."""
+    read = search_read(kind, scope_key, query, limit, run_id)
+    if read is None:
+        return []
+    return read.score(db.execute(read.sql, read.params).fetchall())
+
+
+class SearchRead:
+    """One BM25 search as a statement and the scoring of its rows, so several searches can
+    share a round trip (:func:`search_read`)."""
+
+    def __init__(
+        self, sql: str, params: tuple[Any, ...], wanted: dict[int, str], limit: int, run: bool
+    ) -> None:
+        self.sql, self.params = sql, params
+        self._wanted, self._limit, self._run = wanted, limit, run
+
+    def score(self, rows: list[tuple[Any, ...]]) -> list[tuple[str, float]]:
+        """(id, BM25 score) best first, ties by id, from the statement's rows."""
+        if not rows:
+            return []
+        docs, total = int(rows[0][0]), int(rows[0][1])
+        found: dict[str, dict[str, int]] = {}
+        lengths: dict[str, int] = {}
+        kept: set[str] = set()
+        for _, _, key, tf, length, doc_id, keep in rows:
+            if key is None:
+                continue
+            found.setdefault(self._wanted[key], {})[doc_id] = tf
+            lengths[doc_id] = length
+            if keep:
+                kept.add(doc_id)
+        scores = bm25(list(self._wanted.values()), found, lengths, docs, total, fts5_idf)
+        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        if self._run:
+            best = [hit for hit in best if hit[0] in kept]
+        return best[: self._limit]
+
+
+def search_read(
+    kind: Kind, scope_key: str, query: str, limit: int, run_id: str | None = None
+) -> SearchRead | None:
+    """The statement of :func:`search` and how to score its rows; None when the query has
+    no term to look up (the search finds nothing)."""
     wanted = {term_key(t): t for t in query_term_set(query)}
     if not wanted or limit <= 0:
-        return []
+        return None
     part = part_key(kind, scope_key)
     table = _TABLES[kind]
     run_sql = " AND t.run_id = %s" if run_id is not None else ""
-    # One round trip: the partition's statistics, and its postings of the query's terms.
-    rows = db.execute(
+    # One statement: the partition's statistics, and its postings of the query's terms.
+    sql = (
         f"SELECT s.docs, s.total, x.term, x.tf, x.length, x.id, x.keep FROM lexical_stats s"
         f" LEFT JOIN (SELECT p.part, p.term, p.tf, d.length, t.id,"
         f" (true{run_sql}) AS keep FROM lexical_postings p"
         f" JOIN lexical_docs d ON d.kind = %s AND d.doc = p.doc"
         f" JOIN {table} t ON t.rid = p.doc"
-        f" WHERE p.part = %s AND p.term = ANY(%s)) x ON x.part = s.part WHERE s.part = %s",
-        (*([run_id] if run_id is not None else []), kind, part, list(wanted), part),
-    ).fetchall()
-    if not rows:
-        return []
-    docs, total = int(rows[0][0]), int(rows[0][1])
-    found: dict[str, dict[str, int]] = {}
-    lengths: dict[str, int] = {}
-    kept: set[str] = set()
-    for _, _, key, tf, length, doc_id, keep in rows:
-        if key is None:
-            continue
-        found.setdefault(wanted[key], {})[doc_id] = tf
-        lengths[doc_id] = length
-        if keep:
-            kept.add(doc_id)
-    scores = bm25(list(wanted.values()), found, lengths, docs, total, fts5_idf)
-    best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    if run_id is not None:
-        best = [hit for hit in best if hit[0] in kept]
-    return best[:limit]
+        f" WHERE p.part = %s AND p.term = ANY(%s)) x ON x.part = s.part WHERE s.part = %s"
+    )
+    params = (*([run_id] if run_id is not None else []), kind, part, list(wanted), part)
+    return SearchRead(sql, params, wanted, limit, run_id is not None)
 
 
 def rebuild(db: Any) -> None:

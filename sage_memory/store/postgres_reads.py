@@ -85,21 +85,8 @@ class PostgresReads(PostgresConnection):
         return [out[i] for i in dict.fromkeys(ids) if i in out]
 
     def find_nodes(self, scope: Scope, names: Sequence[str]) -> list[Node]:
-        keys = list({_clean(name_key(n)) for n in names if n.strip()})
-        if not keys:
-            return []
-        rows = self._rows(
-            "SELECT nn.key, n.id, n.data FROM node_names nn JOIN nodes n ON n.id = nn.node_id"
-            " WHERE nn.scope_key = %s AND nn.key = ANY(%s) AND n.scope_key = %s ORDER BY nn.seq",
-            (scope.key, keys, scope.key),
-        )
-        # The SQLite store's order (by key, then as the names were written): the first of
-        # equally good candidates wins entity resolution, so both backends pick the same.
-        found: dict[str, Node] = {}
-        for _, nid, data in sorted(rows, key=lambda r: r[0]):  # stable: write order per key
-            if nid not in found:
-                found[nid] = from_dict(Node, json.loads(data))
-        return list(found.values())
+        read = _find_nodes_read(scope, names)
+        return [] if read is None else _found_nodes(self._rows(*read))
 
     def list_nodes(self, scope: Scope, *, limit: int | None = None, offset: int = 0) -> list[Node]:
         rows = self._rows(
@@ -213,19 +200,8 @@ class PostgresReads(PostgresConnection):
     ) -> dict[str, tuple[str | None, str | None]]:
         if not memory_ids:
             return {}
-        run_sql, run_params = self._run_filter(scope, "c.run_id")
-        with self._tx() as conn, conn.pipeline():
-            # The planner guesses a dozen rows behind each neighbour's row comparison (it is
-            # half the partition) and picks a bitmap scan that reads them all and sorts, per
-            # memory; the ordered index scan stops at the first row, with the same answers.
-            conn.execute("SET LOCAL enable_bitmapscan = off")
-            cursor = conn.execute(
-                f"SELECT c.id, {_ADJACENT.format(a='p', cmp='<', order='DESC')},"
-                f" {_ADJACENT.format(a='n', cmp='>', order='')}"
-                f" FROM memories c WHERE c.id = ANY(%s) AND c.scope_key = %s{run_sql}",
-                (list(memory_ids), scope.key, *run_params),
-            )
-            rows = cursor.fetchall()
+        sql, params = _adjacent_read(scope, memory_ids)
+        rows = self._statements(f"{NO_BITMAP}; {sql}", params)
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def graph_metrics(self, scope: Scope) -> dict[str, Any]:
@@ -251,6 +227,51 @@ class PostgresReads(PostgresConnection):
             "confidence_sum": sum(float(r[2] or 0.0) for r in rows),
             "relations": {r[0]: int(r[1]) for r in rows},
         }
+
+
+#: The planner guesses a dozen rows behind each neighbour's row comparison of
+#: :func:`_adjacent_read` (it is half the partition) and picks a bitmap scan that reads them all
+#: and sorts, per memory; the ordered index scan stops at the first row, with the same answers.
+#: LOCAL: for the statement it is sent with only (:meth:`PostgresConnection._statements`).
+NO_BITMAP = "SET LOCAL enable_bitmapscan = off"
+
+
+def _adjacent_read(scope: Scope, memory_ids: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """(id, previous id, next id) of each of ``memory_ids`` in ``scope`` (named parameters
+    ``around`` and ``sk``)."""
+    run_sql, run_params = PostgresConnection._run_filter(scope, "c.run_id")
+    params: dict[str, Any] = {"around": list(memory_ids), "sk": scope.key}
+    if run_params:
+        run_sql = " AND c.run_id = %(run)s"
+        params["run"] = run_params[0]
+    sql = (
+        f"SELECT c.id AS id, {_ADJACENT.format(a='p', cmp='<', order='DESC')} AS prev,"
+        f" {_ADJACENT.format(a='n', cmp='>', order='')} AS next"
+        f" FROM memories c WHERE c.id = ANY(%(around)s::text[]) AND c.scope_key = %(sk)s{run_sql}"
+    )
+    return sql, params
+
+
+def _find_nodes_read(scope: Scope, names: Sequence[str]) -> tuple[str, tuple[Any, ...]] | None:
+    """The statement of ``find_nodes`` (rows for :func:`_found_nodes`); None: no name."""
+    keys = list({_clean(name_key(n)) for n in names if n.strip()})
+    if not keys:
+        return None
+    return (
+        "SELECT nn.key, n.id, n.data FROM node_names nn JOIN nodes n ON n.id = nn.node_id"
+        " WHERE nn.scope_key = %s AND nn.key = ANY(%s) AND n.scope_key = %s ORDER BY nn.seq",
+        (scope.key, keys, scope.key),
+    )
+
+
+def _found_nodes(rows: Sequence[tuple[Any, ...]]) -> list[Node]:
+    """The SQLite store's order (by key, then as the names were written): the first of
+    equally good candidates wins entity resolution, so both backends pick the same."""
+    found: dict[str, Node] = {}
+    for _, nid, data in sorted(rows, key=lambda r: r[0]):  # stable: write order per key
+        if nid not in found:
+            found[nid] = from_dict(Node, json.loads(data))
+    return list(found.values())
 
 
 #: Ids per ``IN`` list in the SQLite store's reads (its order restarts with each slice).
