@@ -101,9 +101,7 @@ def rank_memories(
     )
     around = [n for pair in adjacent.values() for n in pair if n is not None]
     ids = list(dict.fromkeys([*pool, *around]))
-    memories = {
-        m.id: m for m in rows if not m.archived and (as_of is None or m.timestamp <= as_of)
-    }
+    memories = {m.id: m for m in rows if not m.archived and (as_of is None or m.timestamp <= as_of)}
     adjacent = _same_conversation(adjacent, memories)
     vectors = {i: v for i, v in stored.items() if i in memories}
     mids = [i for i in ids if i in memories]
