@@ -10,7 +10,14 @@ base form of its verb. Where each phrase ends and how it is named is :mod:`.phra
 
 from __future__ import annotations
 
-from sage_memory.extract.chunk import (
+from sage_memory.extract.phrase import (
+    TASK,
+    Arg,
+    PhraseReader,
+    _depends_on,
+    subject_extent,
+)
+from sage_memory.extract.word import (
     ADJ,
     ADV,
     AUX,
@@ -30,21 +37,6 @@ from sage_memory.extract.chunk import (
     VERB,
     Token,
 )
-from sage_memory.extract.phrase import (
-    CLAUSE,
-    NP,
-    PRONOUN,
-    TASK,
-    Arg,
-    PhraseReader,
-    _depends_on,
-    phrase_extent,
-    subject_extent,
-)
-
-#: The argument kinds and the phrase extents of :mod:`.phrase` are re-exported: callers read
-#: arguments from here.
-__all__ = ["CLAUSE", "NP", "PRONOUN", "TASK", "Arg", "ArgReader", "phrase_extent", "subject_extent"]
 
 
 class ArgReader(PhraseReader):

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sage_memory.extract.args import CLAUSE, NP, PRONOUN, TASK, Arg, ArgReader
-from sage_memory.extract.chunk import (
+from sage_memory.extract.args import ArgReader
+from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
+from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
+from sage_memory.extract.word import (
     ADV,
     AUX,
     MODAL,
@@ -25,7 +27,6 @@ from sage_memory.extract.chunk import (
     Token,
     base_form,
 )
-from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
 
 #: Families whose arguments may be whole clauses ("the build failed because the disk was full").
 CLAUSE_RELATIONS = frozenset({"CAUSES", "SOLVED_BY", "PRECEDES", "BLOCKED_BY", "DEPENDS_ON"})

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sage_memory.extract.chunk import (
+from sage_memory.extract.lexicon import Lexicon
+from sage_memory.extract.word import (
     ADJ,
     ADV,
     AUX,
@@ -35,7 +36,6 @@ from sage_memory.extract.chunk import (
     base_form,
     singular,
 )
-from sage_memory.extract.lexicon import Lexicon
 
 NP, TASK, CLAUSE, PRONOUN = "np", "task", "clause", "pronoun"
 _PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away", "in", "on", "through"})

@@ -13,7 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from sage_memory.extract.args import ArgReader
-from sage_memory.extract.chunk import (
+from sage_memory.extract.lexicon import Lexicon
+from sage_memory.extract.phrase import _join
+from sage_memory.extract.word import (
     ADV,
     AUX,
     CODE,
@@ -26,11 +28,9 @@ from sage_memory.extract.chunk import (
     PROPN,
     VERB,
     Token,
+    _candidates,
     base_form,
 )
-from sage_memory.extract.lexicon import Lexicon
-from sage_memory.extract.phrase import _join
-from sage_memory.extract.word import _candidates
 
 _LIST_ITEM = re.compile(r"(?i)^\s*(?:\d{1,2}[.)]|step\s*\d+\s*[:.)-]?|[-*•])\s+")
 

@@ -30,9 +30,16 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
-from sage_memory.extract.args import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.extract.chunk import (
+from sage_memory.extract.chunk import prime, tokenize
+from sage_memory.extract.clauses import Match, Matcher, settle
+from sage_memory.extract.coref import Antecedents
+from sage_memory.extract.lexicon import Lexicon, default_lexicon
+from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
+from sage_memory.extract.plan import PlanReader
+from sage_memory.extract.text import split_sentences
+from sage_memory.extract.timeparse import resolve_times
+from sage_memory.extract.word import (
     ADJ,
     AUX,
     CODE,
@@ -45,17 +52,9 @@ from sage_memory.extract.chunk import (
     Token,
     base_form,
     is_superlative,
-    prime,
     third_person,
-    tokenize,
     verb_known,
 )
-from sage_memory.extract.clauses import Match, Matcher, settle
-from sage_memory.extract.coref import Antecedents
-from sage_memory.extract.lexicon import Lexicon, default_lexicon
-from sage_memory.extract.plan import PlanReader
-from sage_memory.extract.text import split_sentences
-from sage_memory.extract.timeparse import resolve_times
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, MemoryKind, Node, NodeSpec, as_utc
 
 MAX_CHARS = 20_000

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.extract.chunk import NOUN, PROPN, VERB, tokenize
+from sage_memory.extract.chunk import tokenize
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import (
     LexiconError,
@@ -17,6 +17,7 @@ from sage_memory.extract.lexicon import (
     parse_lexicon,
 )
 from sage_memory.extract.structure import StructureExtractor
+from sage_memory.extract.word import NOUN, PROPN, VERB
 from sage_memory.types import Memory, Scope
 
 NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)

@@ -9,11 +9,13 @@ from datetime import UTC, datetime
 import pytest
 
 from sage_memory.extract import syntax
-from sage_memory.extract.args import ArgReader, phrase_extent
+from sage_memory.extract.args import ArgReader
 from sage_memory.extract.base import ExtractionContext
-from sage_memory.extract.chunk import CODE, NOUN, PROPN, VERB, tokenize
+from sage_memory.extract.chunk import tokenize
 from sage_memory.extract.lexicon import default_lexicon
+from sage_memory.extract.phrase import phrase_extent
 from sage_memory.extract.structure import StructureExtractor
+from sage_memory.extract.word import CODE, NOUN, PROPN, VERB
 from sage_memory.types import Memory, Scope
 
 NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
