@@ -30,6 +30,7 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
+from sage_memory.extract.argtypes import is_instrument
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, settle
@@ -405,8 +406,7 @@ class _Reading:
             word not in words and all(s <= k < e for k in m.literals) for s, e, word in spans
         )
 
-    @staticmethod
-    def _order_over_fact(m: Match, kept: list[Match]) -> bool:
+    def _order_over_fact(self, m: Match, kept: list[Match]) -> bool:
         """An order whose argument holds another stated fact ("the coach suggested a warm-up
         before the match"): the fact is what is said, the order only when it happened."""
         if m.phrase.relation not in ("PRECEDES", "CAUSES"):
@@ -420,6 +420,7 @@ class _Reading:
         return any(
             n is not m
             and n.phrase.relation not in ("PRECEDES", "CONTAINS_TASK", "CAUSES", "HAS_STATUS")
+            and self._states_edge(n)
             and any(s <= min(n.literals) and max(n.literals) < e for s, e in spans)
             for n in kept
         )
@@ -617,8 +618,11 @@ class _Reading:
         if toks[lo].lemma == "use" and lo + 1 < len(toks) and toks[lo + 1].lower == "to":
             return False
         if " be <verb>" in m.phrase.pattern and any(
-            toks[k].pos == VERB and toks[k].inflected == "ing" for k in m.literals
+            toks[k].pos == VERB and toks[k].inflected == "ing" and toks[k].lemma != "use"
+            for k in m.literals
         ):
+            return False  # ("trained using X": "using" is the instrument's own word)
+        if "<verb>" in m.phrase.pattern and self._prep_of_later_verb(m, toks):
             return False
         before_prep = toks[hi - 1] if hi > 0 else None
         return not (
@@ -627,6 +631,21 @@ class _Reading:
             and before_prep.pos == "PRON"
             and before_prep.lower not in self.lex.words("speaker")
             and before_prep.lower not in self.lex.words("thing_pronouns")
+        )
+
+    @staticmethod
+    def _prep_of_later_verb(m: Match, toks: list[Token]) -> bool:
+        """ "I'll do my best to help with X": the parse attaches the phrasing's preposition to
+        a verb after the phrasing's own verb, so the adjunct belongs to that verb's clause."""
+        verbs = [k for k in m.literals if toks[k].pos == VERB]
+        if not verbs:
+            return False
+        return any(
+            toks[k].pos == PREP
+            and verbs[0] < toks[k].head < len(toks)
+            and toks[k].head not in m.literals
+            and toks[toks[k].head].pos == VERB
+            for k in m.literals
         )
 
     @staticmethod
@@ -1107,7 +1126,7 @@ class _Reading:
         return out
 
     def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
-        if m.phrase.weak and m.phrase.relation not in _WEAK_OK:
+        if not self._states_edge(m):
             return  # a loose phrasing alone is not evidence enough for a typed edge
         conf = 0.6 if m.phrase.weak else 0.85
         if any(t.lower in self.lex.words("hedges") for t in toks):
@@ -1151,6 +1170,22 @@ class _Reading:
                     s_key, relation, t_key, conf, sentence, when, negated=m.negated, attrs=attrs
                 )
         self._remember(m)
+
+    def _states_edge(self, m: Match) -> bool:
+        """Whether a kept match makes an edge: a loose phrasing only for the relations whose
+        other guards keep it honest, or for use with an argument typed as an instrument."""
+        return not m.phrase.weak or m.phrase.relation in _WEAK_OK or self._typed_use(m)
+
+    def _typed_use(self, m: Match) -> bool:
+        """A loose instrument phrasing ("<verb> ... in|on|with B") states use when every B
+        reads as a tool, device, software or service (:mod:`.argtypes`), not a place or a
+        person: "edits the photos in a raw converter", not "edits the photos in the garden"."""
+        if m.phrase.relation != "USES" or "tool_target" not in m.phrase.flags or m.negated:
+            return False
+        targets = m.slots.get("B", [])
+        return bool(targets) and all(
+            x.kind == NP and not x.code and is_instrument(x.name) for x in targets
+        )
 
     def _remember(self, m: Match) -> None:
         # what a negated fact denies is no referent ("X is not a Y; it's a Z": it is X)
