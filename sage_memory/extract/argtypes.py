@@ -82,9 +82,14 @@ def type_scores(name: str) -> tuple[tuple[str, float], ...]:
     return tuple(sorted(best.items(), key=lambda kv: -kv[1]))
 
 
-def is_instrument(name: str, margin: float = MARGIN) -> bool:
-    """True when ``name`` reads as a tool, device, software or service by a clear margin."""
+def is_type(name: str, kind: str, margin: float = MARGIN) -> bool:
+    """True when ``name`` reads as ``kind`` (a key of :data:`PROTOTYPES`) by a clear margin."""
     scores = type_scores(name)
-    if len(scores) < 2 or scores[0][0] != "instrument":
+    if len(scores) < 2 or scores[0][0] != kind:
         return False
     return scores[0][1] - scores[1][1] >= margin
+
+
+def is_instrument(name: str, margin: float = MARGIN) -> bool:
+    """True when ``name`` reads as a tool, device, software or service by a clear margin."""
+    return is_type(name, "instrument", margin)

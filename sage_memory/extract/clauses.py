@@ -343,6 +343,9 @@ class Matcher:
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
             if not args:
                 return False
+            if "tool_target" in m.phrase.flags and args[0].kind == NP:
+                # "with a pump and fix the tyre": a coordinated predicate, not a second tool
+                args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]
             if rel == "PRECEDES":
                 args = [self._doer_to_act(toks, a, e) for a in args]
             if rel in _REDUCED:

@@ -30,7 +30,7 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
-from sage_memory.extract.argtypes import is_instrument
+from sage_memory.extract.argtypes import is_instrument, is_type
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, settle
@@ -473,6 +473,16 @@ class _Reading:
         name = self.coref.resolve(arg.name)
         return bool(name) and name != self.coref.last_person
 
+    def _named_place(self, arg: Arg) -> bool:
+        """A proper name with no word of a person that reads as a place by meaning
+        (:mod:`.argtypes`): "the valley includes <town>" lists parts, not members."""
+        return (
+            arg.kind == NP
+            and arg.proper
+            and not self._person_evidence(arg)
+            and is_type(arg.name, "place")
+        )
+
     def _person_evidence(self, arg: Arg) -> bool:
         """Words that say a person, beyond a capital: a kin or role noun, a title, "user"."""
         words = arg.words
@@ -625,6 +635,10 @@ class _Reading:
         if "<verb>" in m.phrase.pattern and self._prep_of_later_verb(m, toks):
             return False
         before_prep = toks[hi - 1] if hi > 0 else None
+        if 0 <= toks[hi].head < len(toks) and toks[hi].pos == PREP:
+            # the parse says what the preposition attaches to: "builds everything with X"
+            # (the verb) or "anything with sweetener" (the pronoun)
+            return toks[hi].head != hi - 1 or before_prep is None or before_prep.pos != "PRON"
         return not (
             before_prep is not None
             and toks[hi].pos == PREP
@@ -1066,7 +1080,9 @@ class _Reading:
         """
         if relation not in ("IS_A", "HAS_ROLE", "PART_OF", "WORKS_AT"):
             return relation
-        person = bool(sources) and all(self._person_like(x) for x in sources)
+        person = bool(sources) and all(
+            self._person_like(x) and not self._named_place(x) for x in sources
+        )
         out = relation
         for i, arg in enumerate(targets):
             words = list(arg.words)
