@@ -337,6 +337,7 @@ class _Reading:
 
     def _sentence(self, sentence: str, toks: list[Token]) -> None:
         if self._states_nothing(sentence, toks):
+            self._topic_question(sentence, toks)
             return
         times = resolve_times(sentence, self.anchor)
         when = times[0].value if times else None
@@ -369,6 +370,23 @@ class _Reading:
                 self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+
+    def _topic_question(self, sentence: str, toks: list[Token]) -> None:
+        """ "Rust on the bike chain? A rag with oil gets rid of it.": a verbless question
+        names the topic that the next sentence's "it" stands for (a topic fragment), though
+        it states nothing itself."""
+        body = [t for t in toks if t.pos != PUNCT]
+        if (
+            not sentence.rstrip().endswith("?")
+            or not body
+            or any(t.pos in (VERB, AUX, MODAL) for t in body)
+            or body[0].lower in self.lex.words("question_words")
+        ):
+            return  # (a verb first is an imperative: "Remember the form?")
+        end = next((k for k, t in enumerate(toks) if t.pos == PUNCT), len(toks))
+        args = self.ex.matcher.reader.after(toks, 0, end, clause_ok=False)
+        if len(args) == 1 and args[0].kind == NP and not args[0].proper:
+            self.coref.saw_thing(args[0].name)
 
     def _contrast(self, m: Match, toks: list[Token]) -> Match | None:
         """ "a seed, not a grain", "in R, not Python": the alternative a fact rules out is the

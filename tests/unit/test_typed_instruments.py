@@ -74,3 +74,36 @@ def test_an_order_stands_over_a_loose_phrasing_that_states_nothing() -> None:
     assert ("sign off on the repairs", "PRECEDES", "pay the roofer", False) in edges(
         "We only pay the roofer after the inspector signs off on the repairs."
     )
+
+
+@needs_parser
+@needs_embedder
+def test_a_pronoun_after_the_verb_leaves_the_instrument_to_the_verb() -> None:
+    assert ("billing team", "USES", "gradle", False) in edges(
+        "The billing team compiles everything with Gradle."
+    )
+
+
+@needs_parser
+@needs_embedder
+def test_a_coordinated_predicate_is_no_second_tool() -> None:
+    found = {e for e in edges("I log my climbs with a wrist altimeter and post them online.")}
+    assert ("user", "USES", "wrist altimeter", False) in found
+    assert not any(e[1] == "USES" and "post" in e[2] for e in found)
+
+
+@needs_parser
+@needs_embedder
+def test_towns_a_region_includes_are_parts_not_members() -> None:
+    found = edges("The Rhine valley includes Basel, Mainz and Koblenz.")
+    assert ("basel", "PART_OF", "rhine valley", False) in found
+    assert not any(e[1] == "MEMBER_OF" for e in found)
+
+
+@needs_parser
+def test_a_topic_question_gives_it_its_referent() -> None:
+    assert ("leaky tap", "SOLVED_BY", "new washer", False) in edges(
+        "A leaky tap? A new washer fixed it."
+    )
+    # a question with a verb states nothing and names no topic
+    assert not edges("Did the tap leak? Nothing fixed it.")
