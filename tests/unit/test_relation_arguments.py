@@ -1,6 +1,6 @@
-"""Use read from an instrument adjunct whose argument is typed by meaning (:mod:`.argtypes`),
-the verbs "using" and main-verb "do", and adjuncts that belong to a later verb (sentences
-written for these tests, in our own words)."""
+"""Relation arguments read by type and by structure: an instrument adjunct whose argument is typed
+by meaning (:mod:`.argtypes`), the verbs "using" and main-verb "do", adjuncts of a later verb,
+topic questions and measure phrases (sentences written for these tests, in our own words)."""
 
 from __future__ import annotations
 
@@ -107,3 +107,11 @@ def test_a_topic_question_gives_it_its_referent() -> None:
     )
     # a question with a verb states nothing and names no topic
     assert not edges("Did the tap leak? Nothing fixed it.")
+
+
+@needs_parser
+def test_a_measure_phrase_names_the_thing_measured() -> None:
+    assert ("kiln", "REQUIRES", "clay", False) in edges("The kiln needs 40 kilos of clay.")
+    assert ("renew the lease", "REQUIRES", "bank statement", False) in edges(
+        "To renew the lease you need at least two months of bank statements."
+    )
