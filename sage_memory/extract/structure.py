@@ -633,6 +633,7 @@ class _Reading:
             self._no_adverbial_argument,
             self._no_bare_verb_argument,
             self._verb_literal_is_a_verb,
+            self._not_almost,
             self._active_is_not_passive,
             self._usage_is_usage,
         )
@@ -663,6 +664,18 @@ class _Reading:
             and before_prep.pos == "PRON"
             and before_prep.lower not in self.lex.words("speaker")
             and before_prep.lower not in self.lex.words("thing_pronouns")
+        )
+
+    @staticmethod
+    def _not_almost(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "We almost bought a boat": "almost" / "nearly" right before a past verb says the
+        event did not happen (Merriam-Webster, almost: "very nearly but not exactly")."""
+        k = min(m.literals) if m.literals else 0
+        return not (
+            k > 0
+            and toks[k - 1].lower in ("almost", "nearly")
+            and toks[k].pos == VERB
+            and (toks[k].inflected == "ed" or toks[k].tag in ("VBD", "VBN"))
         )
 
     @staticmethod
@@ -929,6 +942,8 @@ class _Reading:
         f = m.phrase.flags
         if "task_target" in f and not all(x.kind == TASK for x in b):
             return False
+        if m.phrase.pattern.startswith("to {A}") and not all(x.kind == TASK for x in a):
+            return False  # a purpose infinitive ("to renew X, ..."), not "moved to Ghent, ..."
         people = self.lex.words("person_nouns") | self.lex.words("role_heads")
         places = self.lex.words("place_heads")
         return not (

@@ -115,3 +115,17 @@ def test_a_measure_phrase_names_the_thing_measured() -> None:
     assert ("renew the lease", "REQUIRES", "bank statement", False) in edges(
         "To renew the lease you need at least two months of bank statements."
     )
+
+
+@needs_parser
+def test_a_purpose_infinitive_is_no_destination() -> None:
+    assert ("renew the passport", "REQUIRES", "photo", False) in edges(
+        "To renew the passport, you need two photos."
+    )
+    assert not edges("If we moved to Ghent, we'd probably need a bigger flat.")
+
+
+@needs_parser
+def test_almost_before_a_past_verb_states_no_event() -> None:
+    assert not edges("Sam almost joined Initech in 2020.")
+    assert ("sam", "WORKS_AT", "initech", False) in edges("Sam joined Initech in 2020.")
