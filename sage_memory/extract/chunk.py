@@ -169,6 +169,9 @@ _PENN = {
     "POS": POSS,
 }
 _UPOS = {VERB: "VERB", NOUN: "NOUN", ADJ: "ADJ", ADV: "ADV"}
+#: Dependency labels of a verb that heads a clause (not an auxiliary, not a preposition).
+_CLAUSE_HEADS = frozenset({"ROOT", "xcomp", "ccomp", "advcl", "conj", "pcomp", "acl", "relcl"})
+_DO_FORMS = frozenset({"do", "does", "did"})
 
 
 def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexicon) -> None:
@@ -195,6 +198,10 @@ def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexi
                 and after.startswith(("NN", "JJ", "CD", "VBG", "VBN"))
             )
             tok.pos, tok.lemma = (POSS, "'s") if possessive else (AUX, "be")
+        elif tok.lower == "using" and p.tag == "VBG" and p.dep in _CLAUSE_HEADS:
+            tok.pos, tok.lemma = VERB, "use"  # "we're using X", "stopped using X": the verb
+        elif tok.pos == AUX and tok.lower in _DO_FORMS and p.dep in _CLAUSE_HEADS:
+            tok.pos = VERB  # "I do my budgeting in X": the main verb "do", no auxiliary
         if tok.pos:
             continue
         pos = _PENN.get(p.tag, PUNCT if not any(c.isalnum() for c in tok.lower) else NOUN)

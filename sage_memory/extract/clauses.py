@@ -21,6 +21,7 @@ from sage_memory.extract.word import (
     MODAL,
     NEG,
     NOUN,
+    NUM,
     PART,
     PROPN,
     VERB,
@@ -340,9 +341,13 @@ class Matcher:
                 # "is not a bear": the negation is the clause's, not part of the argument
                 while s < e - 1 and toks[s].pos == NEG and toks[s + 1].pos not in (VERB, AUX):
                     s += 1  # (but "hasn't lived": the verb's own negation stays with it)
+                s = _past_measure(toks, s, e)
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
             if not args:
                 return False
+            if "tool_target" in m.phrase.flags and args[0].kind == NP:
+                # "with a pump and fix the tyre": a coordinated predicate, not a second tool
+                args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]
             if rel == "PRECEDES":
                 args = [self._doer_to_act(toks, a, e) for a in args]
             if rel in _REDUCED:
@@ -381,6 +386,40 @@ class Matcher:
             negated = True  # "neither X nor Y helped"
         m.negated = negated != m.phrase.negated
         return True
+
+
+#: Degree words before a number ("at least 3", "up to 10", "about 20").
+_DEGREE_WORDS = (
+    ("at", "least"),
+    ("at", "most"),
+    ("up", "to"),
+    ("more", "than"),
+    ("less", "than"),
+    ("no", "more", "than"),
+    ("about",),
+    ("around",),
+    ("roughly",),
+    ("approximately",),
+    ("nearly",),
+    ("almost",),
+    ("over",),
+)
+
+
+def _past_measure(toks: list[Token], s: int, e: int) -> int:
+    """Where the thing measured starts in a measure phrase ("at least 16 GB of video memory",
+    "two months of payslips"): a number, one unit noun and "of" (the partitive construction,
+    Quirk et al. 5.9) say how much of the argument, not what it is. ``s`` when there is none."""
+    j = s
+    for words in _DEGREE_WORDS:
+        if all(j + i < e and toks[j + i].lower == w for i, w in enumerate(words)):
+            j += len(words)
+            break
+    if j < e and toks[j].pos == NUM:
+        k = j + 1
+        if k + 2 < e and toks[k].pos in (NOUN, PROPN) and toks[k + 1].lower == "of":
+            return k + 2
+    return s
 
 
 def _doer_of(toks: list[Token], arg: Arg, e: int, people: frozenset[str]) -> int | None:

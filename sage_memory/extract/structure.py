@@ -30,6 +30,7 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
+from sage_memory.extract.argtypes import is_instrument, is_type
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, settle
@@ -336,6 +337,7 @@ class _Reading:
 
     def _sentence(self, sentence: str, toks: list[Token]) -> None:
         if self._states_nothing(sentence, toks):
+            self._topic_question(sentence, toks)
             return
         times = resolve_times(sentence, self.anchor)
         when = times[0].value if times else None
@@ -368,6 +370,23 @@ class _Reading:
                 self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+
+    def _topic_question(self, sentence: str, toks: list[Token]) -> None:
+        """ "Rust on the bike chain? A rag with oil gets rid of it.": a verbless question
+        names the topic that the next sentence's "it" stands for (a topic fragment), though
+        it states nothing itself."""
+        body = [t for t in toks if t.pos != PUNCT]
+        if (
+            not sentence.rstrip().endswith("?")
+            or not body
+            or any(t.pos in (VERB, AUX, MODAL) for t in body)
+            or body[0].lower in self.lex.words("question_words")
+        ):
+            return  # (a verb first is an imperative: "Remember the form?")
+        end = next((k for k, t in enumerate(toks) if t.pos == PUNCT), len(toks))
+        args = self.ex.matcher.reader.after(toks, 0, end, clause_ok=False)
+        if len(args) == 1 and args[0].kind == NP and not args[0].proper:
+            self.coref.saw_thing(args[0].name)
 
     def _contrast(self, m: Match, toks: list[Token]) -> Match | None:
         """ "a seed, not a grain", "in R, not Python": the alternative a fact rules out is the
@@ -405,8 +424,7 @@ class _Reading:
             word not in words and all(s <= k < e for k in m.literals) for s, e, word in spans
         )
 
-    @staticmethod
-    def _order_over_fact(m: Match, kept: list[Match]) -> bool:
+    def _order_over_fact(self, m: Match, kept: list[Match]) -> bool:
         """An order whose argument holds another stated fact ("the coach suggested a warm-up
         before the match"): the fact is what is said, the order only when it happened."""
         if m.phrase.relation not in ("PRECEDES", "CAUSES"):
@@ -420,6 +438,7 @@ class _Reading:
         return any(
             n is not m
             and n.phrase.relation not in ("PRECEDES", "CONTAINS_TASK", "CAUSES", "HAS_STATUS")
+            and self._states_edge(n)
             and any(s <= min(n.literals) and max(n.literals) < e for s, e in spans)
             for n in kept
         )
@@ -471,6 +490,16 @@ class _Reading:
             return False
         name = self.coref.resolve(arg.name)
         return bool(name) and name != self.coref.last_person
+
+    def _named_place(self, arg: Arg) -> bool:
+        """A proper name with no word of a person that reads as a place by meaning
+        (:mod:`.argtypes`): "the valley includes <town>" lists parts, not members."""
+        return (
+            arg.kind == NP
+            and arg.proper
+            and not self._person_evidence(arg)
+            and is_type(arg.name, "place")
+        )
 
     def _person_evidence(self, arg: Arg) -> bool:
         """Words that say a person, beyond a capital: a kin or role noun, a title, "user"."""
@@ -604,6 +633,7 @@ class _Reading:
             self._no_adverbial_argument,
             self._no_bare_verb_argument,
             self._verb_literal_is_a_verb,
+            self._not_almost,
             self._active_is_not_passive,
             self._usage_is_usage,
         )
@@ -617,16 +647,50 @@ class _Reading:
         if toks[lo].lemma == "use" and lo + 1 < len(toks) and toks[lo + 1].lower == "to":
             return False
         if " be <verb>" in m.phrase.pattern and any(
-            toks[k].pos == VERB and toks[k].inflected == "ing" for k in m.literals
+            toks[k].pos == VERB and toks[k].inflected == "ing" and toks[k].lemma != "use"
+            for k in m.literals
         ):
+            return False  # ("trained using X": "using" is the instrument's own word)
+        if "<verb>" in m.phrase.pattern and self._prep_of_later_verb(m, toks):
             return False
         before_prep = toks[hi - 1] if hi > 0 else None
+        if 0 <= toks[hi].head < len(toks) and toks[hi].pos == PREP:
+            # the parse says what the preposition attaches to: "builds everything with X"
+            # (the verb) or "anything with sweetener" (the pronoun)
+            return toks[hi].head != hi - 1 or before_prep is None or before_prep.pos != "PRON"
         return not (
             before_prep is not None
             and toks[hi].pos == PREP
             and before_prep.pos == "PRON"
             and before_prep.lower not in self.lex.words("speaker")
             and before_prep.lower not in self.lex.words("thing_pronouns")
+        )
+
+    @staticmethod
+    def _not_almost(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "We almost bought a boat": "almost" / "nearly" right before a past verb says the
+        event did not happen (Merriam-Webster, almost: "very nearly but not exactly")."""
+        k = min(m.literals) if m.literals else 0
+        return not (
+            k > 0
+            and toks[k - 1].lower in ("almost", "nearly")
+            and toks[k].pos == VERB
+            and (toks[k].inflected == "ed" or toks[k].tag in ("VBD", "VBN"))
+        )
+
+    @staticmethod
+    def _prep_of_later_verb(m: Match, toks: list[Token]) -> bool:
+        """ "I'll do my best to help with X": the parse attaches the phrasing's preposition to
+        a verb after the phrasing's own verb, so the adjunct belongs to that verb's clause."""
+        verbs = [k for k in m.literals if toks[k].pos == VERB]
+        if not verbs:
+            return False
+        return any(
+            toks[k].pos == PREP
+            and verbs[0] < toks[k].head < len(toks)
+            and toks[k].head not in m.literals
+            and toks[toks[k].head].pos == VERB
+            for k in m.literals
         )
 
     @staticmethod
@@ -878,6 +942,8 @@ class _Reading:
         f = m.phrase.flags
         if "task_target" in f and not all(x.kind == TASK for x in b):
             return False
+        if m.phrase.pattern.startswith("to {A}") and not all(x.kind == TASK for x in a):
+            return False  # a purpose infinitive ("to renew X, ..."), not "moved to Ghent, ..."
         people = self.lex.words("person_nouns") | self.lex.words("role_heads")
         places = self.lex.words("place_heads")
         return not (
@@ -1047,7 +1113,9 @@ class _Reading:
         """
         if relation not in ("IS_A", "HAS_ROLE", "PART_OF", "WORKS_AT"):
             return relation
-        person = bool(sources) and all(self._person_like(x) for x in sources)
+        person = bool(sources) and all(
+            self._person_like(x) and not self._named_place(x) for x in sources
+        )
         out = relation
         for i, arg in enumerate(targets):
             words = list(arg.words)
@@ -1107,7 +1175,7 @@ class _Reading:
         return out
 
     def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
-        if m.phrase.weak and m.phrase.relation not in _WEAK_OK:
+        if not self._states_edge(m):
             return  # a loose phrasing alone is not evidence enough for a typed edge
         conf = 0.6 if m.phrase.weak else 0.85
         if any(t.lower in self.lex.words("hedges") for t in toks):
@@ -1151,6 +1219,22 @@ class _Reading:
                     s_key, relation, t_key, conf, sentence, when, negated=m.negated, attrs=attrs
                 )
         self._remember(m)
+
+    def _states_edge(self, m: Match) -> bool:
+        """Whether a kept match makes an edge: a loose phrasing only for the relations whose
+        other guards keep it honest, or for use with an argument typed as an instrument."""
+        return not m.phrase.weak or m.phrase.relation in _WEAK_OK or self._typed_use(m)
+
+    def _typed_use(self, m: Match) -> bool:
+        """A loose instrument phrasing ("<verb> ... in|on|with B") states use when every B
+        reads as a tool, device, software or service (:mod:`.argtypes`), not a place or a
+        person: "edits the photos in a raw converter", not "edits the photos in the garden"."""
+        if m.phrase.relation != "USES" or "tool_target" not in m.phrase.flags or m.negated:
+            return False
+        targets = m.slots.get("B", [])
+        return bool(targets) and all(
+            x.kind == NP and not x.code and is_instrument(x.name) for x in targets
+        )
 
     def _remember(self, m: Match) -> None:
         # what a negated fact denies is no referent ("X is not a Y; it's a Z": it is X)

@@ -1,0 +1,95 @@
+"""Argument types read from meaning: is a noun phrase an instrument (a tool, a device, software,
+a service) rather than a place, a person, a time or an idea?
+
+A loose phrasing such as "<verb> ... in|on|with <B>" states use only when B is an instrument:
+"she mixes the track in a sequencer app" uses the app, "she mixes the track in the basement"
+says where. No closed list of tool names can cover what people use, and capitals do not tell
+a product from a town, so the type is read by meaning: the MiniLM embedder already shipped with
+the package (offline, :mod:`sage_memory.embed.minilm`) compares the name with short prototype
+descriptions of each node label, written from the label definitions of docs/relations.md (not
+from any test sentence). The name is an instrument when the instrument prototypes are the
+nearest by a margin; when the embedder cannot load, nothing is typed as an instrument (the
+loose phrasing then makes no edge, as before).
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any
+
+#: Prototype descriptions per argument type, from the node labels of docs/relations.md
+#: (Tool: "software, a library, a function, a device used to do something"; Resource: "a
+#: framework, service, dataset, document or material a task needs"; Place: "a city, country,
+#: address, venue"; ...). Several short descriptions per type, as one long one blurs.
+PROTOTYPES: dict[str, tuple[str, ...]] = {
+    "instrument": (
+        "a piece of software, an app or a computer program",
+        "a tool, a device, a machine or an instrument used to do something",
+        "an online service, a platform or a website",
+        "a utensil, an implement or a piece of equipment",
+    ),
+    "place": (
+        "a city, a country or a region",
+        "a place, a room, a building or a venue",
+        "a street, a road or an address",
+    ),
+    "person": ("a person, a friend or a relative",),
+    "group": ("a company, a team, a school or a club",),
+    "time": ("a time, a day, a month or a season",),
+    "idea": ("an idea, a feeling or an abstract concept",),
+    "event": ("an event, a meeting, an activity or a request",),
+    "substance": ("food, a drink, an ingredient or a material",),
+}
+#: How much nearer the instrument prototypes must be than any other type's.
+MARGIN = 0.05
+
+_lock = threading.Lock()
+_state: dict[str, Any] = {}
+
+
+def _embedder() -> Any:
+    """The shared MiniLM embedder and the prototype matrix, loaded once (None if unavailable)."""
+    with _lock:
+        if "embedder" not in _state:
+            try:
+                import numpy as np
+
+                from sage_memory.embed.minilm import default_embedder
+
+                embedder = default_embedder()
+                labels = [kind for kind, texts in PROTOTYPES.items() for _ in texts]
+                rows = np.asarray(embedder.embed([t for ts in PROTOTYPES.values() for t in ts]))
+                _state.update(embedder=embedder, labels=labels, rows=rows)
+            except Exception:  # no model files, no numpy: type nothing
+                _state["embedder"] = None
+        return _state["embedder"]
+
+
+@lru_cache(maxsize=8192)
+def type_scores(name: str) -> tuple[tuple[str, float], ...]:
+    """Best prototype similarity per type for ``name``, nearest first (empty when the embedder
+    is not available)."""
+    embedder = _embedder()
+    if embedder is None or not name.strip():
+        return ()
+    import numpy as np
+
+    vec = np.asarray(embedder.embed([name]))[0]
+    best: dict[str, float] = {}
+    for kind, sim in zip(_state["labels"], _state["rows"] @ vec, strict=True):
+        best[kind] = max(best.get(kind, -1.0), float(sim))
+    return tuple(sorted(best.items(), key=lambda kv: -kv[1]))
+
+
+def is_type(name: str, kind: str, margin: float = MARGIN) -> bool:
+    """True when ``name`` reads as ``kind`` (a key of :data:`PROTOTYPES`) by a clear margin."""
+    scores = type_scores(name)
+    if len(scores) < 2 or scores[0][0] != kind:
+        return False
+    return scores[0][1] - scores[1][1] >= margin
+
+
+def is_instrument(name: str, margin: float = MARGIN) -> bool:
+    """True when ``name`` reads as a tool, device, software or service by a clear margin."""
+    return is_type(name, "instrument", margin)
