@@ -15,7 +15,9 @@ dictionary tagger (:mod:`.chunk`); :func:`use_parser` switches the parser off on
 
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -33,6 +35,10 @@ EXCLUDE = ("ner", "senter", "tokenizer")
 GIVEN_WORDS = "sage_memory.given_words.v1"
 #: Parses kept in memory, by their words.
 _CACHE_SIZE = 20_000
+#: Sentences per batch of ``nlp.pipe``: an ``add_many`` chunk of 64 chat turns is about 180
+#: sentences, parsed in one batch (at 64 a batch, the per-batch overhead of each component
+#: was about a tenth of the parse, bench/throughput.py).
+_PIPE_BATCH = 256
 
 Words = tuple[tuple[str, bool], ...]  # (word, whether a space follows it)
 
@@ -85,6 +91,7 @@ class _Parser:
                 try:
                     import importlib
 
+                    _import_spacy()
                     model = importlib.import_module(MODEL_MODULE)
                     self._nlp = model.load(exclude=EXCLUDE, config=_given_words_config())
                 except (ImportError, OSError):
@@ -110,12 +117,46 @@ class _Parser:
                 for words in todo
             ]
             with self._lock:  # spaCy's pipeline objects are not documented as thread-safe
-                parsed = [_read(doc) for doc in nlp.pipe(docs, batch_size=64)]
+                parsed = [_read(doc) for doc in nlp.pipe(docs, batch_size=_PIPE_BATCH)]
                 for words, result in zip(todo, parsed, strict=True):
                     self._cache[words] = out[words] = result
                 while len(self._cache) > _CACHE_SIZE:
                     self._cache.popitem(last=False)
         return [out.get(words, ()) if words else () for words in sentences]
+
+
+def _import_spacy() -> None:
+    """Import spaCy without its command-line package.
+
+    ``spacy/__init__`` imports ``spacy.cli.info`` only to re-export ``spacy.info``, and the
+    command-line package brings typer, weasel, httpx, requests, jinja2 and rich: about 360
+    modules and a sixth of a second of CPU in every process that parses (``sage-memory add``,
+    bench/cli_profile.py), none of them used to parse. While spaCy is imported a placeholder
+    stands in for that package; it is taken out afterwards, so ``import spacy.cli`` still
+    loads the real one, and ``spacy.info`` calls the real one.
+    """
+    if "spacy" in sys.modules:
+        return
+    cli = types.ModuleType("spacy.cli")
+    info_module = types.ModuleType("spacy.cli.info")
+
+    def info(*args: Any, **kwargs: Any) -> Any:
+        from spacy.cli.info import info as real
+
+        return real(*args, **kwargs)
+
+    info_module.info = info  # type: ignore[attr-defined]
+    cli.info = info_module  # type: ignore[attr-defined]
+    placeholders = {"spacy.cli": cli, "spacy.cli.info": info_module}
+    sys.modules.update(placeholders)
+    try:
+        import spacy
+    finally:
+        for name, module in placeholders.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+    if getattr(spacy, "cli", None) is cli:
+        delattr(spacy, "cli")  # the next `import spacy.cli` binds the real package here
 
 
 def _given_words_config() -> dict[str, Any]:

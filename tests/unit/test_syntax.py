@@ -160,3 +160,26 @@ def test_light_pipeline_parses_as_the_full_one() -> None:
             syntax.Parsed(t.tag_, (t.lemma_ or t.text).lower(), t.dep_, t.head.i) for t in doc
         )
         assert syntax.parse(words) == expected
+
+
+@pytest.mark.slow
+def test_parser_loads_without_spacys_command_line() -> None:
+    """Loading the pipeline leaves spaCy's command-line package (and what it imports) out of
+    the process, and that package still imports afterwards. In a fresh interpreter: the
+    modules a process has already imported would hide the difference."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from sage_memory.extract import syntax\n"
+        "words = syntax.as_words([(w, True) for w in 'Nadia repairs old clocks .'.split()])\n"
+        "assert syntax.parse(words)[1].tag == 'VBZ'\n"
+        "print(sorted(m for m in ('spacy.cli', 'typer', 'weasel') if m in sys.modules))\n"
+        "import spacy, spacy.cli\n"
+        "print(callable(spacy.cli.download), 'spacy_version' in spacy.info(silent=True))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split("\n")[:2] == ["[]", "True True"]
