@@ -48,7 +48,12 @@ from numpy.typing import NDArray
 
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import match_key
-from sage_memory.entities.resolution import cosine, labels_compatible, name_similarity
+from sage_memory.entities.resolution import (
+    cosine,
+    label_guessed,
+    labels_compatible,
+    name_similarity,
+)
 from sage_memory.entities.siblings import are_siblings, edit_distance, name_tokens
 from sage_memory.evolve.proposal import Proposal, is_current, pair_key
 from sage_memory.store.base import name_key
@@ -201,7 +206,8 @@ def _ruled_out(
     """
     if a.id == b.id or SUMMARY_LABEL in (a.label, b.label):
         return None
-    if not labels_compatible(a.label, b.label):
+    guess = label_guessed(a.attributes) or label_guessed(b.attributes)
+    if not guess and not labels_compatible(a.label, b.label):
         return None
     if any(r not in LOOSE for r in linked_by):
         return None
