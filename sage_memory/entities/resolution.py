@@ -66,6 +66,9 @@ COMPATIBLE_LABELS: frozenset[frozenset[str]] = frozenset(
 #: of one name apart, and a label a fact gives replaces it.
 GUESSED_LABEL = "label_guessed"
 
+#: Labels a more specific one replaces when two nodes become one.
+_UNKNOWN_KIND = frozenset({"Entity", "Concept"})
+
 #: Most ambiguous candidates reported.
 MAX_AMBIGUOUS = 5
 
@@ -101,6 +104,20 @@ def labels_compatible(a: str, b: str) -> bool:
 def label_guessed(attributes: Mapping[str, Any]) -> bool:
     """Whether a node's (or a proposed node's) label is a guess (:data:`GUESSED_LABEL`)."""
     return bool(attributes.get(GUESSED_LABEL))
+
+
+def merged_label(
+    label: str, attributes: Mapping[str, Any], other: str, other_attributes: Mapping[str, Any]
+) -> tuple[str, bool]:
+    """The label of a node (``label``) that absorbs a mention or a node labelled ``other``, and
+    whether it is a guess: a specific label beats "Entity" or "Concept", and a label a fact
+    gave beats a guessed one."""
+    guessed = label_guessed(attributes)
+    if other not in _UNKNOWN_KIND and (
+        label in _UNKNOWN_KIND or (guessed and not label_guessed(other_attributes))
+    ):
+        return other, label_guessed(other_attributes)
+    return label, guessed
 
 
 def name_similarity(a: str, b: str) -> float:

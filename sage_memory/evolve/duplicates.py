@@ -49,9 +49,11 @@ from numpy.typing import NDArray
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import match_key
 from sage_memory.entities.resolution import (
+    GUESSED_LABEL,
     cosine,
     label_guessed,
     labels_compatible,
+    merged_label,
     name_similarity,
 )
 from sage_memory.entities.siblings import are_siblings, edit_distance, name_tokens
@@ -383,9 +385,10 @@ def merged_node(keep: Node, drop: Node, now: datetime) -> Node:
     else:
         attributes.pop("merge_candidates", None)
     attributes["merged_from"] = [*keep.attributes.get("merged_from", ()), drop.id]
-    label = keep.label
-    if label in ("Entity", "Concept") and drop.label not in ("Entity", "Concept"):
-        label = drop.label
+    label, guessed = merged_label(keep.label, keep.attributes, drop.label, drop.attributes)
+    attributes.pop(GUESSED_LABEL, None)
+    if guessed:
+        attributes[GUESSED_LABEL] = True
     last = [t for t in (keep.last_accessed, drop.last_accessed) if t is not None]
     return dataclasses.replace(
         keep,

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sage_memory import SageMemory
-from sage_memory.entities.resolution import label_guessed
+from sage_memory.entities.resolution import GUESSED_LABEL, label_guessed, merged_label
 from sage_memory.extract import syntax
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.structure import StructureExtractor
@@ -121,3 +121,11 @@ def test_a_common_noun_before_a_name_stays_in_the_name() -> None:
 def test_a_quantity_adjective_is_no_part_of_a_name() -> None:
     found = edges("The whole greenhouse depends on a single rain barrel.")
     assert ("greenhouse", "DEPENDS_ON", "rain barrel") in found
+
+
+def test_a_fact_label_beats_a_guess_and_a_guess_beats_no_kind() -> None:
+    guess = {GUESSED_LABEL: True}
+    assert merged_label("Place", guess, "Organization", {}) == ("Organization", False)
+    assert merged_label("Organization", {}, "Place", guess) == ("Organization", False)
+    assert merged_label("Entity", {}, "Person", guess) == ("Person", True)
+    assert merged_label("Person", guess, "Entity", {}) == ("Person", True)
