@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import zip_longest
 
 from sage_memory.retrieve import structure as st
 from sage_memory.retrieve.context import cite
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
+from sage_memory.retrieve.walk import specificity
 from sage_memory.types import Edge, EdgeHit, MemoryHit, Node, NodeHit, Scope
 
 #: Labels a plan question is most likely about, most specific first.
@@ -44,20 +46,29 @@ class StructureView:
     #: packs them ahead of the other hits, so a whole chain is told even when the ranking
     #: alone would keep only its first link.
     memories: tuple[str, ...] = ()
+    #: Those of ``memories`` found by following the chain's words through memories ("as
+    #: told"), not stated by a fact of the answer: guesses, packed among the ranked hits.
+    told: frozenset[str] = frozenset()
 
 
-def _subjects(linked: Sequence[LinkedNode], question: str) -> list[Node]:
-    """The linked nodes that may be the question's subject, likeliest first: those naming
-    more of the question's words (a task named in full beats the team or a status word the
-    question also names), then plan-like labels, then the linking score."""
+def _subjects(linked: Sequence[LinkedNode], plan: QueryPlan) -> list[Node]:
+    """The linked nodes that may be the question's subject, likeliest first: not one of the
+    proper names the question uses to say whose story it is ("what blocks the Riverside
+    team's roof repair?" asks about the repair, not the team), then those naming more of the
+    question's words (a task named in full beats a status word the question also names), then
+    plan-like labels, then the linking score. A hub comes last."""
     if not linked:
         return []
     best = linked[0].score
-    asked = set(st.stems(question))
+    asked = set(st.stems(plan.text))
+    proper = set(st.stems(" ".join(plan.names)))
     rank = {label: i for i, label in enumerate(PLAN_LABELS)}
     near = [ln for ln in linked if ln.score >= SUBJECT_FLOOR * best]
     near.sort(
         key=lambda ln: (
+            bool(proper) and set(st.stems(ln.node.name)) <= proper,
+            # A hub ("step", "team": a word many stories use) is nobody's subject.
+            specificity(ln.node) < 1.0,
             -len(asked & set(st.stems(ln.node.name))),
             rank.get(ln.node.label, len(rank)),
             -ln.score,
@@ -83,6 +94,7 @@ class _Builder:
         self.edges: dict[str, Edge] = {}
         self.known: dict[str, str] = {}  # names of nodes seen but not listed
         self.memories: dict[str, None] = {}  # cited memories, in order
+        self.told: set[str] = set()  # ...of which those found by the words, not a fact
 
     def name_of(self, node_id: str) -> str:
         hit = self.nodes.get(node_id)
@@ -105,6 +117,7 @@ class _Builder:
             tuple(hits),
             names,
             tuple(list(self.memories)[:MAX_MEMORIES]),
+            frozenset(self.told),
         )
 
 
@@ -137,6 +150,8 @@ def _plan_lines(
     )
     after = st.successors(store, scope, node.id, transitive=kind == "after", at=at, bridge=True)
     needs = st.requirements(store, scope, node.id, at=at)
+    if max(sum(s.hops == 1 for s in before), sum(s.hops == 1 for s in after)) > HUB_FANOUT:
+        return  # a hub many stories' plans pass through: no one plan's order
     if kind in ("next", "before", "requires"):
         todo = [s for s in before if not st.is_done(s.status)]
         first = max(todo, key=lambda s: s.hops) if kind == "next" and todo else None
@@ -293,12 +308,14 @@ def _told(
         for m in start:
             b.lines.append(f"- As told: [mem {m.id[:8]}]")
             b.memories.setdefault(m.id, None)
+            b.told.add(m.id)
     known = plan.text
     for m in st.told_hops(
         store, scope, start, known=known, anchors=anchors, skip=b.memories, at=at
     ):
         b.lines.append(f"- Further along, as told: [mem {m.id[:8]}]")
         b.memories.setdefault(m.id, None)
+        b.told.add(m.id)
 
 
 def _diagnosis_lines(
@@ -338,11 +355,11 @@ def structure_view(
             )
             b.edges.setdefault(h.edge.id, h.edge)
     elif kind in CHAINS:
-        _chain_lines(b, store, scope, _subjects(linked, plan.text), kind=kind, plan=plan, at=at)
+        _chain_lines(b, store, scope, _subjects(linked, plan), kind=kind, plan=plan, at=at)
     elif kind is not None:
         # The first likely subject that has a plan around it (a question also names its
         # team, a status, a person: those have none).
-        subjects = _subjects(linked, plan.text)
+        subjects = _subjects(linked, plan)
         for subject in subjects:
             _plan_lines(b, store, scope, subject, kind=kind, plan=plan, at=at)
             if b.lines:
@@ -371,7 +388,10 @@ def lead_memories(
     """``hits`` with the memories the structure answer cites first, in the answer's order.
 
     A cited memory the ranking did not keep is read from the store (channel "structure"), so
-    every step of a chain is told in the context, ahead of less useful hits.
+    every step of a chain is told in the context, ahead of less useful hits. The memories
+    found only by following the chain's words ("as told") are guesses: they alternate with
+    the ranked hits instead of all going ahead of them, so a context cut by its budget keeps
+    the best of both.
     """
     if not view.memories:
         return list(hits)
@@ -379,11 +399,19 @@ def lead_memories(
     missing = [i for i in view.memories if i not in have]
     read = {m.id: m for m in store.get_memories(scope, missing) if not m.archived}
     top = max((h.score for h in hits), default=1.0)
-    lead: list[MemoryHit] = []
+    stated: list[MemoryHit] = []
+    told: list[MemoryHit] = []
     for i in view.memories:
         if i in have:
-            lead.append(have[i])
+            hit = have[i]
         elif i in read:
-            lead.append(MemoryHit(read[i], top, ("structure",), "states a step of the answer"))
+            hit = MemoryHit(read[i], top, ("structure",), "states a step of the answer")
+        else:
+            continue
+        (told if i in view.told else stated).append(hit)
     cited = set(view.memories)
-    return lead + [h for h in hits if h.id not in cited]
+    rest = [h for h in hits if h.id not in cited]
+    mixed: list[MemoryHit] = []
+    for pair in zip_longest(rest, told):
+        mixed.extend(h for h in pair if h is not None)
+    return stated + mixed
