@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import zip_longest
 
 from sage_memory.retrieve import structure as st
 from sage_memory.retrieve.context import cite
@@ -46,9 +45,6 @@ class StructureView:
     #: packs them ahead of the other hits, so a whole chain is told even when the ranking
     #: alone would keep only its first link.
     memories: tuple[str, ...] = ()
-    #: Those of ``memories`` found by following the chain's words through memories ("as
-    #: told"), not stated by a fact of the answer: guesses, packed among the ranked hits.
-    told: frozenset[str] = frozenset()
 
 
 def _subjects(linked: Sequence[LinkedNode], plan: QueryPlan) -> list[Node]:
@@ -94,7 +90,6 @@ class _Builder:
         self.edges: dict[str, Edge] = {}
         self.known: dict[str, str] = {}  # names of nodes seen but not listed
         self.memories: dict[str, None] = {}  # cited memories, in order
-        self.told: set[str] = set()  # ...of which those found by the words, not a fact
 
     def name_of(self, node_id: str) -> str:
         hit = self.nodes.get(node_id)
@@ -117,7 +112,6 @@ class _Builder:
             tuple(hits),
             names,
             tuple(list(self.memories)[:MAX_MEMORIES]),
-            frozenset(self.told),
         )
 
 
@@ -308,14 +302,12 @@ def _told(
         for m in start:
             b.lines.append(f"- As told: [mem {m.id[:8]}]")
             b.memories.setdefault(m.id, None)
-            b.told.add(m.id)
     known = plan.text
     for m in st.told_hops(
         store, scope, start, known=known, anchors=anchors, skip=b.memories, at=at
     ):
         b.lines.append(f"- Further along, as told: [mem {m.id[:8]}]")
         b.memories.setdefault(m.id, None)
-        b.told.add(m.id)
 
 
 def _diagnosis_lines(
@@ -388,10 +380,7 @@ def lead_memories(
     """``hits`` with the memories the structure answer cites first, in the answer's order.
 
     A cited memory the ranking did not keep is read from the store (channel "structure"), so
-    every step of a chain is told in the context, ahead of less useful hits. The memories
-    found only by following the chain's words ("as told") are guesses: they alternate with
-    the ranked hits instead of all going ahead of them, so a context cut by its budget keeps
-    the best of both.
+    every step of a chain is told in the context, ahead of less useful hits.
     """
     if not view.memories:
         return list(hits)
@@ -399,19 +388,11 @@ def lead_memories(
     missing = [i for i in view.memories if i not in have]
     read = {m.id: m for m in store.get_memories(scope, missing) if not m.archived}
     top = max((h.score for h in hits), default=1.0)
-    stated: list[MemoryHit] = []
-    told: list[MemoryHit] = []
+    lead: list[MemoryHit] = []
     for i in view.memories:
         if i in have:
-            hit = have[i]
+            lead.append(have[i])
         elif i in read:
-            hit = MemoryHit(read[i], top, ("structure",), "states a step of the answer")
-        else:
-            continue
-        (told if i in view.told else stated).append(hit)
+            lead.append(MemoryHit(read[i], top, ("structure",), "states a step of the answer"))
     cited = set(view.memories)
-    rest = [h for h in hits if h.id not in cited]
-    mixed: list[MemoryHit] = []
-    for pair in zip_longest(rest, told):
-        mixed.extend(h for h in pair if h is not None)
-    return stated + mixed
+    return lead + [h for h in hits if h.id not in cited]
