@@ -118,7 +118,8 @@ def rank_memories(
     # The time window counts after smoothing: a turn is not "in June" for its neighbour.
     final = smoothed + w.time * cols["time"]
     # A memory about another person or team than the one asked sinks (subjects.py).
-    others = other_subject_penalty(ask.store, scope, ask.plan.text, g.linked, memories, mids)
+    known = [*g.walk_nodes.values(), *g.nodes.values(), *(ln.node for ln in g.linked)]
+    others = other_subject_penalty(ask.plan.text, g.linked, known, memories, mids)
     for m, cost in others.items():
         final[at[m]] -= cost
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}

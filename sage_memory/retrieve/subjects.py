@@ -13,9 +13,10 @@ a node of (a team named in a note's heading): the query names a proper-name phra
 Rowing Club") and the memory names another one with the same head word ("Fern Rowing Club":
 the head of a name tells its kind) and none of the words that set the asked one apart.
 
-The graph test reads (the entities each memory supports, by provenance) and the
-memory's text (it may name the asked one by a part of its name: "Alice" for "Alice Moreau",
-even when the extractor made that a node of its own). The penalty scales with how specific
+The graph test reads no more than the search has read (the nodes it linked, expanded and
+walked, with the memories that support them) and spares a memory whose text names the asked
+one by a part of its name ("Alice" for "Alice Moreau", even when the extractor made that a
+node of its own). The penalty scales with how specific
 the asked entity is: a speaker of a long chat (a hub) is named by hundreds of memories and the
 other speaker's turns are part of the same conversation, so it costs them little.
 """
@@ -23,13 +24,12 @@ other speaker's turns are part of the same conversation, so it costs them little
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from sage_memory.retrieve.mentions import phrases
-from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
 from sage_memory.retrieve.walk import specificity
-from sage_memory.types import Memory, Node, Scope
+from sage_memory.types import Memory, Node
 from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
 #: Kinds of entity whose facts do not carry over to another of the kind: a person's address
@@ -52,10 +52,9 @@ def asked_subjects(linked: Sequence[LinkedNode]) -> list[Node]:
 
 
 def other_subject_penalty(
-    store: GraphReader,
-    scope: Scope,
     query: str,
     linked: Sequence[LinkedNode],
+    known: Iterable[Node],
     memories: Mapping[str, Memory],
     mids: Sequence[str],
 ) -> dict[str, float]:
@@ -63,26 +62,35 @@ def other_subject_penalty(
 
     A memory is about another subject when, for some asked entity A, it supports another
     entity B of A's kind and neither supports A nor names a word of A's name that B's name
-    lacks. Two reads: the entities of the candidates, then those entities.
+    lacks. Which entities a memory supports is read from ``known``, the nodes the search has
+    read already (linked, expanded, walked: the walk steps from the best hits to their
+    entities), so the test costs no read of its own; the text test is
+    :func:`names_rival`.
     """
     out = _rival_names(query, memories, mids)
     asked = asked_subjects(linked)
     if not asked or not mids:
         return out
     asked_ids = {a.id for a in asked}
-    supports = store.memory_nodes(scope.partition, list(mids))
-    others = {n for ids in supports.values() for n in ids if n not in asked_ids}
     labels = {a.label for a in asked}
-    nodes = {n.id: n for n in store.get_nodes(scope.partition, sorted(others)) if n.label in labels}
+    wanted = set(mids)
+    supports: dict[str, set[str]] = {}
+    nodes: dict[str, Node] = {}
+    for node in known:
+        if node.label not in labels and node.id not in asked_ids:
+            continue
+        nodes[node.id] = node
+        for mid in wanted.intersection(node.memory_ids):
+            supports.setdefault(mid, set()).add(node.id)
     for mid in mids:
-        own = set(supports.get(mid, ()))
+        own = supports.get(mid, set())
         memory = memories.get(mid)
-        if memory is None or own & asked_ids:
+        if memory is None or not own or own & asked_ids:
             continue
         text = set(word_tokens(memory.text))
         worst = 0.0
         for a in asked:
-            rivals = [nodes[n] for n in own if n in nodes and nodes[n].label == a.label]
+            rivals = [nodes[n] for n in own if nodes[n].label == a.label]
             if rivals and not any(_names_part(a, b, text) for b in rivals):
                 worst = max(worst, specificity(a))
         if worst > 0:
