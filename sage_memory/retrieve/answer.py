@@ -17,6 +17,7 @@ from sage_memory.retrieve.context import cite
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
+from sage_memory.retrieve.walk import specificity
 from sage_memory.types import Edge, EdgeHit, MemoryHit, Node, NodeHit, Scope
 
 #: Labels a plan question is most likely about, most specific first.
@@ -46,18 +47,24 @@ class StructureView:
     memories: tuple[str, ...] = ()
 
 
-def _subjects(linked: Sequence[LinkedNode], question: str) -> list[Node]:
-    """The linked nodes that may be the question's subject, likeliest first: those naming
-    more of the question's words (a task named in full beats the team or a status word the
-    question also names), then plan-like labels, then the linking score."""
+def _subjects(linked: Sequence[LinkedNode], plan: QueryPlan) -> list[Node]:
+    """The linked nodes that may be the question's subject, likeliest first: not one of the
+    proper names the question uses to say whose story it is ("what blocks the Riverside
+    team's roof repair?" asks about the repair, not the team), then those naming more of the
+    question's words (a task named in full beats a status word the question also names), then
+    plan-like labels, then the linking score. A hub comes last."""
     if not linked:
         return []
     best = linked[0].score
-    asked = set(st.stems(question))
+    asked = set(st.stems(plan.text))
+    proper = set(st.stems(" ".join(plan.names)))
     rank = {label: i for i, label in enumerate(PLAN_LABELS)}
     near = [ln for ln in linked if ln.score >= SUBJECT_FLOOR * best]
     near.sort(
         key=lambda ln: (
+            bool(proper) and set(st.stems(ln.node.name)) <= proper,
+            # A hub ("step", "team": a word many stories use) is nobody's subject.
+            specificity(ln.node) < 1.0,
             -len(asked & set(st.stems(ln.node.name))),
             rank.get(ln.node.label, len(rank)),
             -ln.score,
@@ -137,6 +144,8 @@ def _plan_lines(
     )
     after = st.successors(store, scope, node.id, transitive=kind == "after", at=at, bridge=True)
     needs = st.requirements(store, scope, node.id, at=at)
+    if max(sum(s.hops == 1 for s in before), sum(s.hops == 1 for s in after)) > HUB_FANOUT:
+        return  # a hub many stories' plans pass through: no one plan's order
     if kind in ("next", "before", "requires"):
         todo = [s for s in before if not st.is_done(s.status)]
         first = max(todo, key=lambda s: s.hops) if kind == "next" and todo else None
@@ -338,11 +347,11 @@ def structure_view(
             )
             b.edges.setdefault(h.edge.id, h.edge)
     elif kind in CHAINS:
-        _chain_lines(b, store, scope, _subjects(linked, plan.text), kind=kind, plan=plan, at=at)
+        _chain_lines(b, store, scope, _subjects(linked, plan), kind=kind, plan=plan, at=at)
     elif kind is not None:
         # The first likely subject that has a plan around it (a question also names its
         # team, a status, a person: those have none).
-        subjects = _subjects(linked, plan.text)
+        subjects = _subjects(linked, plan)
         for subject in subjects:
             _plan_lines(b, store, scope, subject, kind=kind, plan=plan, at=at)
             if b.lines:

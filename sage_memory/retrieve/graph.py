@@ -73,6 +73,8 @@ class GraphEvidence:
     walk: dict[str, float] = field(default_factory=dict)
     # nodes whose links the walk read: its footprint
     walk_read: int = 0
+    # every node the walk read (with the memories that support it), by id
+    walk_nodes: dict[str, Node] = field(default_factory=dict)
     # memories one shared name away from the best hits (mentions.hop_scores), best first
     assoc: list[tuple[str, float]] = field(default_factory=list)
 
@@ -175,6 +177,7 @@ def _walk(ask: Ask, g: GraphEvidence, seeds: Mapping[str, float], config: Retrie
     graph.add_nodes([ln.node for ln in g.linked])
     g.walk, result = associate(graph, seeds)
     g.walk_read = len(result.read)
+    g.walk_nodes = graph.nodes
     if ask.weights.concept > 0:
         memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
         for mid, v in concept_scores(ask.store, ask.scope, ask.plan, memory_seeds).items():

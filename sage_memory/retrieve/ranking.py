@@ -8,7 +8,7 @@ feature and fused by the preset (:mod:`sage_memory.retrieve.fusion`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from sage_memory.retrieve.fusion import (
 )
 from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
 from sage_memory.retrieve.reader import candidate_reads
+from sage_memory.retrieve.subjects import other_subject_penalty
 from sage_memory.types import Memory, MemoryHit, Vector
 
 #: Candidates whose neighbouring turns are looked up.
@@ -116,6 +117,11 @@ def rank_memories(
     smoothed = smooth(own, prev, nxt, w.neighbour)
     # The time window counts after smoothing: a turn is not "in June" for its neighbour.
     final = smoothed + w.time * cols["time"]
+    # A memory about another person or team than the one asked sinks (subjects.py).
+    known = [*g.walk_nodes.values(), *g.nodes.values(), *(ln.node for ln in g.linked)]
+    others = other_subject_penalty(ask.plan.text, g.linked, known, memories, mids)
+    for m, cost in others.items():
+        final[at[m]] -= cost
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}
     ranked = sorted(scores, key=lambda i: (-scores[i], i))
     assoc = [i for i, _ in g.assoc]
@@ -126,7 +132,9 @@ def rank_memories(
     if not historical(ask.plan):
         # Among the chosen, the statement of the asked time before the others of its slot
         # (current value first), and the update of a stated fact that no channel found.
-        chosen, brought = _current_first(ask, chosen, scores, memories, vectors, single_valued)
+        chosen, brought = _current_first(
+            ask, chosen, scores, memories, vectors, single_valued, others.keys()
+        )
     in_dense = {i: r for r, (i, _) in enumerate(dense)}
     own_of = {m: float(v) for m, v in zip(mids, own, strict=True)}
     hits = [_brought_hit(memories[i], scores[i]) for i in brought]
@@ -164,13 +172,16 @@ def _current_first(
     memories: dict[str, Memory],
     vectors: dict[str, Vector],
     single_valued: Sequence[str],
+    others: Collection[str] = (),
 ) -> tuple[list[str], list[str]]:
     """Reorder the chosen so each slot's statement of the asked time leads it; bring in the
     memory stating the value that holds when a chosen one states a superseded value of it.
 
     Updates ``scores``, ``memories`` and ``vectors`` in place; returns the chosen (with the
     memories brought in) and the ids brought in. A memory brought in stays only when it
-    leads its slot (it is then the answer); what was chosen is never dropped here.
+    leads its slot (it is then the answer); what was chosen is never dropped here. A memory
+    about another subject than asked (``others``) states no value of the asked slot: it
+    keeps its score and takes no part.
     """
     when = reference_time(ask.plan, ask.as_of, ask.now)
     slots = read_slots(ask.store, ask.scope, chosen, single_valued)
@@ -187,11 +198,13 @@ def _current_first(
         slots = read_slots(ask.store, ask.scope, [*chosen, *found], single_valued)
     # A memory brought in enters just below the one whose slot it updates, and stays only
     # when it then leads that slot.
-    pool = {i: scores[i] for i in chosen} | {m: scores[by] - 1e-6 for m, by in pairs}
+    pairs = [(m, by) for m, by in pairs if by not in others]
+    pool = {i: scores[i] for i in chosen if i not in others}
+    pool |= {m: scores[by] - 1e-6 for m, by in pairs}
     ordered = current_first(pool, memories, vectors, ask.qvec, ask.plan, when, slots)
     brought = [m for m, by in pairs if ordered[m] > ordered[by]]
     if len(brought) < len(pairs):
-        pool = {i: pool[i] for i in [*chosen, *brought]}
+        pool = {i: pool[i] for i in [*chosen, *brought] if i in pool}
         ordered = current_first(pool, memories, vectors, ask.qvec, ask.plan, when, slots)
     scores.update(ordered)
     return [*chosen, *brought], brought

@@ -45,6 +45,7 @@ from sage_memory.retrieve import kinds
 from sage_memory.retrieve.answer import StructureView, lead_memories, structure_view
 from sage_memory.retrieve.fusion import Weights, check_weights, preset
 from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, hop_seeds, path_text, recall
+from sage_memory.retrieve.intent import IntentReader
 from sage_memory.retrieve.mentions import mention_links
 from sage_memory.retrieve.query import analyze
 from sage_memory.retrieve.ranking import SINGLE_VALUED, rank_memories
@@ -52,6 +53,7 @@ from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.rerank import RerankStage
 from sage_memory.retrieve.runview import RunView, needs_view
 from sage_memory.retrieve.seeds import dense_seeds, word_seeds
+from sage_memory.retrieve.subjects import names_rival
 from sage_memory.types import (
     EdgeHit,
     MemoryHit,
@@ -99,6 +101,7 @@ class Retriever:
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self._rerank = RerankStage()
+        self._intent = IntentReader(embedder)
 
     def _worker(self) -> ThreadPoolExecutor:
         """One helper thread, started on first search (nothing happens at construction)."""
@@ -171,14 +174,19 @@ class Retriever:
         if focus is not None:
             near = fc.proximity(store, scope.partition, focus, hops=self.config.focus_hops)
         hits, outcome = self._refine(query, hits, near, kind, rerank, limit)
-        view = structure_view(store, scope.partition, plan, graph.linked, as_of)
+        # A structure question its words did not tell may be told by its meaning (intent.py).
+        asked = self._intent.read(plan, qvec)
+        view = structure_view(store, scope.partition, asked, graph.linked, as_of)
         edge_hits = self._edge_hits(graph, view, limit)
         if near is not None:
             edge_hits = fc.boost_edges(edge_hits, near, hits, self.config.focus_weight)
         edge_hits = kinds.keep_edges(edge_hits, kind, store, scope)
         node_hits = self._node_hits(graph, view, limit)
-        core = [h for h in edge_hits if graph.relevant.get(h.edge.id, True)]
-        past = [h for h in edge_hits if not graph.relevant.get(h.edge.id, True)]
+        # A fact told of another team or person than the query names takes no context room.
+        told = names_rival(query, [h.edge.fact for h in edge_hits])
+        packed = [h for h, other in zip(edge_hits, told, strict=True) if not other]
+        core = [h for h in packed if graph.relevant.get(h.edge.id, True)]
+        past = [h for h in packed if not graph.relevant.get(h.edge.id, True)]
         # The memories a structure answer cites lead the background: the whole chain fits.
         background = lead_memories(
             store, scope.partition, view, sorted(hits, key=lambda h: -h.score)
