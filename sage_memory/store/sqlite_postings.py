@@ -107,7 +107,7 @@ def index(db: sqlite3.Connection, kind: Kind, doc: int, scope_key: str, text: st
 #: Postings read per query term at most (the newest first). A term held by more of the
 #: partition's documents is common: its weight is small, its full list would make a query's
 #: cost grow with the partition, and its newest postings stand for it (see :func:`search`).
-TERM_POSTINGS = 500
+TERM_POSTINGS = 100
 
 
 def search(
