@@ -7,8 +7,9 @@ Each checkout runs in its own process on its own copy of the folder (``F`` as wr
 memory vectors. Query by query, the three are asked in turn (the order rotates), each timing
 its own ``search(limit=10)`` or top-10 query with the query embedding included: the machine's
 load falls on all three alike, so the ratios to plain Chroma of the two checkouts are measured
-side by side in one run. Prints the result as JSON and writes it to bench/results/ab_search.json
-(or ``--out``).
+side by side in one run. Each also reports its CPU time per search (user + system of its
+process), which a shared machine's load moves less than the wall time. Prints the result as
+JSON and writes it to bench/results/ab_search.json (or ``--out``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "ab_search.json"
 
-#: The worker: answers one query per line with the seconds its search took.
+#: The worker: answers one query per line with the seconds its search took, wall and CPU (the
+#: process's user + system time: on a loaded machine the steadier figure).
 WORKER = r"""
 import json, sqlite3, sys, tempfile, time
 sys.path.insert(0, sys.argv[3])
@@ -55,16 +57,18 @@ if kind == "chroma":
     def ask(q):
         coll.query(query_embeddings=[embedder.embed_query(q)], n_results=10)
 else:
+    import sage_memory
     from sage_memory import SageMemory
     mem = SageMemory(folder)
     def ask(q):
         mem.search(q, user_id=USER, limit=10)
+    print(sage_memory.__file__, flush=True)
 print("ready", flush=True)
 for line in sys.stdin:
     q = json.loads(line)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     ask(q)
-    print(time.perf_counter() - t, flush=True)
+    print(time.perf_counter() - t, time.process_time() - c, flush=True)
 """
 
 
@@ -113,12 +117,15 @@ def main() -> None:
             copy = work / name
             shutil.copytree(args.folder, copy)
             env = dict(os.environ, PYTHONPATH=str(root), LITELLM_LOCAL_MODEL_COST_MAP="True")
+            # Run in the checkout: ``python -c`` puts the working directory first on the path,
+            # so started elsewhere (in the other checkout) a side would import that one's code.
             procs[name] = subprocess.Popen(
                 [sys.executable, "-c", WORKER, "sage", str(copy), str(HERE)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
                 env=env,
+                cwd=root,
             )
         procs["chroma"] = subprocess.Popen(
             [sys.executable, "-c", WORKER, "chroma", str(args.folder), str(HERE)],
@@ -126,10 +133,15 @@ def main() -> None:
             stdout=subprocess.PIPE,
             text=True,
         )
-        for p in procs.values():
-            assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+        for name, p in procs.items():
+            assert p.stdout is not None
+            if name in sides:  # each side runs its own checkout's code
+                imported = Path(p.stdout.readline().strip())
+                assert imported.is_relative_to(sides[name]), (name, imported)
+            assert p.stdout.readline().strip() == "ready"
         names = list(procs)
         times: dict[str, list[float]] = {n: [] for n in names}
+        cpu: dict[str, list[float]] = {n: [] for n in names}
         load_before = round(os.getloadavg()[0], 1)
         qs = queries(args.warm + args.queries)
         for i, q in enumerate(qs):
@@ -139,9 +151,10 @@ def main() -> None:
                 assert p.stdin is not None and p.stdout is not None
                 p.stdin.write(json.dumps(q) + "\n")
                 p.stdin.flush()
-                took = float(p.stdout.readline())
+                took, spent = map(float, p.stdout.readline().split())
                 if i >= args.warm:
                     times[name].append(took)
+                    cpu[name].append(spent)
     finally:
         for p in procs.values():
             if p.stdin is not None:
@@ -158,6 +171,7 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "chroma_p50_ms": chroma_p50,
         "chroma_p95_ms": chroma_p95,
+        "chroma_cpu_p50_ms": _pct(cpu["chroma"], 0.5),
     }
     for name in ("before", "after"):
         p50, p95 = _pct(times[name], 0.5), _pct(times[name], 0.95)
@@ -167,6 +181,9 @@ def main() -> None:
             "p95_ms": p95,
             "p50_ratio": round(p50 / chroma_p50, 2),
             "p95_ratio": round(p95 / chroma_p95, 2),
+            "cpu_p50_ms": _pct(cpu[name], 0.5),
+            "cpu_p95_ms": _pct(cpu[name], 0.95),
+            "cpu_mean_ms": round(sum(cpu[name]) / len(cpu[name]) * 1000, 2),
         }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

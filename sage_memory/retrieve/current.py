@@ -76,6 +76,10 @@ MAX_BROUGHT = 3
 #: A subject with more values of one relation than this is a hub ("the user" of a long
 #: chat): its values are not read for bringing newer ones in.
 MAX_VALUES = 20
+#: Facts read per subject (the latest added first): a busy subject (a speaker who moved and
+#: changed jobs for years) has past values without end, and a slot with more than
+#: :data:`MAX_VALUES` of them is a hub's anyway. Keeps the read bounded, whatever the size.
+SLOT_EDGES = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +105,8 @@ def read_slots(
     """The single-valued facts behind ``memory_ids`` and the other values of their slots.
 
     Cost: one provenance lookup for the memories and one edge read for the nodes they
-    mention, restricted to ``relations`` and outgoing edges (what the memories touch).
+    mention, restricted to ``relations`` and outgoing edges (what the memories touch), at
+    most :data:`SLOT_EDGES` of each node.
     """
     if not memory_ids or not relations:
         return Slots({}, {})
@@ -110,7 +115,10 @@ def read_slots(
     if not nodes:
         return Slots({}, {})
     by_key: dict[tuple[str, str], list[SlotValue]] = {}
-    for e in store.edges_of(scope, nodes, direction="out", relations=list(relations)):
+    facts = store.edges_of(
+        scope, nodes, direction="out", relations=list(relations), per_node=SLOT_EDGES
+    )
+    for e in facts:
         if e.attributes.get("negated") or e.attributes.get("competing"):
             continue
         key = (e.source_id, e.relation)

@@ -104,6 +104,12 @@ def index(db: sqlite3.Connection, kind: Kind, doc: int, scope_key: str, text: st
     )
 
 
+#: Postings read per query term at most (the newest first). A term held by more of the
+#: partition's documents is common: its weight is small, its full list would make a query's
+#: cost grow with the partition, and its newest postings stand for it (see :func:`search`).
+TERM_POSTINGS = 100
+
+
 def search(
     db: sqlite3.Connection,
     kind: Kind,
@@ -117,6 +123,17 @@ def search(
 
     The postings are scored by row number and only the best rows' ids are read: looking up
     the id of every document that holds a common term was most of a query's time.
+
+    Bounded reads: each term's postings are read newest first, at most :data:`TERM_POSTINGS`
+    of them (or ``limit``, if more). A term with no more postings than that is read whole, and
+    when every term is, the scores are exact BM25. A common term (more postings) is scored on
+    its newest postings and on the documents the rarer terms found (looked up by key, so a
+    document holding a rare and a common term keeps both shares); its document frequency,
+    for the IDF, is estimated from how densely its newest postings fill the span between its
+    first and its newest document. A document holding only common terms and none of the
+    newest of them is not scored: such a document matches the query by its most frequent
+    words only, the weakest lexical evidence there is. The cost is bounded by the number of
+    terms, whatever the partition's size.
     """
     wanted = {term_key(t): t for t in query_term_set(query)}
     if not wanted or limit <= 0:
@@ -126,16 +143,11 @@ def search(
     if stats is None:
         return []
     keys = list(wanted)
-    marks = ",".join("?" * len(keys))
-    rows = db.execute(
-        f"SELECT p.term, p.tf, d.length, p.doc FROM lexical_postings p"
-        f" JOIN lexical_docs d ON d.kind = ? AND d.doc = p.doc"
-        f" WHERE p.part = ? AND p.term IN ({marks})",
-        (kind, part, *keys),
-    ).fetchall()
+    cap = max(TERM_POSTINGS, limit)
+    rows, df = _read_postings(db, kind, part, keys, cap)
     if not rows:
         return []
-    docs, scores = _scores(rows, keys, stats[0], stats[1])
+    docs, scores = _scores(rows, keys, stats[0], stats[1], df)
     table = _TABLES[kind]
     if run_id is None:
         # Every row scoring at least the limit-th best (ties included: they break by id).
@@ -161,13 +173,65 @@ def search(
     return found[:limit]
 
 
+_POSTINGS_OF = (
+    "SELECT p.term, p.tf, d.length, p.doc FROM lexical_postings p"
+    " JOIN lexical_docs d ON d.kind = ? AND d.doc = p.doc"
+    " WHERE p.part = ? AND p.term = ?"
+)
+
+
+def _read_postings(
+    db: sqlite3.Connection, kind: Kind, part: str, keys: list[int], cap: int
+) -> tuple[list[tuple[int, int, int, int]], dict[int, int]]:
+    """The rows (term, tf, length, doc) :func:`search` scores, and each term's document
+    frequency: the count of its rows for a term read whole, an estimate for a common one."""
+    rows: list[tuple[int, int, int, int]] = []
+    df: dict[int, int] = {}
+    common: dict[int, list[tuple[int, int, int, int]]] = {}
+    for k in keys:
+        got = db.execute(
+            _POSTINGS_OF + " ORDER BY p.doc DESC LIMIT ?", (kind, part, k, cap + 1)
+        ).fetchall()
+        if len(got) > cap:
+            common[k] = got[:cap]
+        else:
+            rows += got
+            df[k] = len(got)
+    if not common:
+        return rows, df
+    rare_docs = sorted({r[3] for r in rows})
+    for k, newest in common.items():
+        first = db.execute(
+            "SELECT doc FROM lexical_postings WHERE part = ? AND term = ? ORDER BY doc LIMIT 1",
+            (part, k),
+        ).fetchone()[0]
+        # The newest postings fill (newest - oldest read) of the term's span at their density.
+        span, read_span = newest[0][3] - first + 1, newest[0][3] - newest[-1][3] + 1
+        df[k] = round(len(newest) * span / read_span)
+        rows += newest
+        have = {r[3] for r in newest}
+        todo = [d for d in rare_docs if d not in have]
+        for start in range(0, len(todo), 500):
+            chunk = todo[start : start + 500]
+            rows += db.execute(
+                _POSTINGS_OF + f" AND p.doc IN ({','.join('?' * len(chunk))})",
+                (kind, part, k, *chunk),
+            ).fetchall()
+    return rows, df
+
+
 def _scores(
-    rows: list[tuple[int, int, int, int]], keys: list[int], docs: int, total_length: int
+    rows: list[tuple[int, int, int, int]],
+    keys: list[int],
+    docs: int,
+    total_length: int,
+    df: dict[int, int],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(row numbers, BM25 scores) of the documents in ``rows`` (term, tf, length, doc).
+    """(row numbers, BM25 scores) of the documents in ``rows`` (term, tf, length, doc), each
+    term weighted by its document frequency in ``df``.
 
     The same arithmetic as :func:`sage_memory.store.lexical.bm25`, term by term in query
-    order, so every score is the same float.
+    order, so every score is the same float (when every term was read whole).
     """
     # Each document's terms are added in query order, as bm25() adds them: its rows are
     # ordered by their term's place in the query (a numpy sort of the term column; within a
@@ -183,7 +247,7 @@ def _scores(
     weight = np.empty(len(rows), dtype=np.float64)
     for k in keys:
         at = terms_at == k
-        weight[at] = fts5_idf(docs, int(at.sum()))
+        weight[at] = fts5_idf(docs, min(df.get(k, 0), docs))
     norm = tf + K1 * (1 - B + B * length / avg)
     contrib = weight * tf * (K1 + 1) / norm
     unique, slot = np.unique(doc, return_inverse=True)

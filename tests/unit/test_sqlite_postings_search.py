@@ -1,4 +1,5 @@
-"""The SQLite lexical search scores exactly as the reference BM25 over the same postings.
+"""The SQLite lexical search scores exactly as the reference BM25 over the same postings
+(when no term has more postings than the read bound; past it, see the last two tests).
 
 The search scores postings by row number and reads only the best rows' ids; these tests hold
 it to :func:`sage_memory.store.lexical.bm25` (the same statistics, FTS5's term weight), ties
@@ -65,3 +66,44 @@ def test_run_filter_keeps_one_runs_memories_in_score_order() -> None:
     assert got == _reference(texts, "release", 5, run="r1")
     assert {m for m, _ in got} <= {f"m{i}" for i in range(1, 20, 2)}
     assert postings.search(db, "m", "other scope", "release", 5) == []
+
+
+def _common_and_rare() -> list[tuple[str, str, str | None]]:
+    # "kettle" in every document, "harbour" in every tenth (the oldest ones too), "lantern"
+    # in three: with a bound of 40 postings a term, "kettle" is common, the others are rare.
+    texts = []
+    for i in range(400):
+        words = ["kettle"] + ["harbour"] * (i % 10 == 0) + ["lantern"] * (i in (3, 150, 390))
+        texts.append((f"m{i:04d}", " ".join(words + ["pebble"] * (i % 7)), None))
+    return texts
+
+
+def test_a_common_term_is_read_to_the_bound_and_its_frequency_estimated() -> None:
+    db = _db(_common_and_rare())
+    part = postings.part_key("m", "scope")
+    keys = [postings.term_key(t) for t in query_term_set("kettle harbour lantern")]
+    rows, df = postings._read_postings(db, "m", part, keys, 40)
+    kettle, harbour, lantern = keys
+    assert (df[harbour], df[lantern]) == (40, 3)  # read whole: exact counts
+    assert abs(df[kettle] - 400) <= 4  # 40 newest of an even spread
+    # The common term's rows: its newest 40, then the rare terms' documents looked up by key.
+    common = [r[3] for r in rows if r[0] == kettle]
+    assert len(common) == len(set(common)) <= 40 + 40 + 3
+    assert set(common) >= {r[3] for r in rows if r[0] in (harbour, lantern)}
+
+
+def test_bounded_reads_keep_the_rare_terms_ranking(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = _common_and_rare()
+    query = "kettle lantern"
+    exact = postings.search(_db(texts), "m", "scope", query, 10)
+    monkeypatch.setattr(postings, "TERM_POSTINGS", 40)
+    bounded = postings.search(_db(texts), "m", "scope", query, 10)
+    # Documents holding the rare word lead in the same order, with both words' shares.
+    assert [m for m, _ in bounded[:3]] == [m for m, _ in exact[:3]]
+    assert [m for m, _ in exact[:3]] == [m for m, _ in _reference(texts, query, 3)]
+    # After them, documents holding only the common word, the newest of those read.
+    assert {m for m, _ in bounded[3:]} <= {f"m{i:04d}" for i in range(360, 400)}
+    # A term within the bound is still scored exactly.
+    assert postings.search(_db(texts), "m", "scope", "lantern harbour", 50) == _reference(
+        texts, "lantern harbour", 50
+    )
