@@ -119,7 +119,7 @@ def rank_memories(
     final = smoothed + w.time * cols["time"]
     # A memory about another person or team than the one asked sinks (subjects.py).
     known = [*g.walk_nodes.values(), *g.nodes.values(), *(ln.node for ln in g.linked)]
-    others = other_subject_penalty(ask.plan.text, g.linked, known, memories, mids)
+    others = other_subject_penalty(ask.plan.text, g.linked, known, memories, mids, g.edges.values())
     for m, cost in others.items():
         final[at[m]] -= cost
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from sage_memory.retrieve.mentions import phrases
 from sage_memory.retrieve.seeds import LinkedNode
 from sage_memory.retrieve.walk import specificity
-from sage_memory.types import Memory, Node
+from sage_memory.types import Edge, Memory, Node
 from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
 #: Kinds of entity whose facts do not carry over to another of the kind: a person's address
@@ -57,6 +57,7 @@ def other_subject_penalty(
     known: Iterable[Node],
     memories: Mapping[str, Memory],
     mids: Sequence[str],
+    edges: Iterable[Edge] = (),
 ) -> dict[str, float]:
     """Penalty per candidate (absent = none) for being about another subject than asked.
 
@@ -65,7 +66,10 @@ def other_subject_penalty(
     lacks. Which entities a memory supports is read from ``known``, the nodes the search has
     read already (linked, expanded, walked: the walk steps from the best hits to their
     entities), so the test costs no read of its own; the text test is
-    :func:`names_rival`.
+    :func:`names_rival`. An entity the asked one is related to by a fact in ``edges`` (the
+    facts the search read around the query's names) is no rival: a memory about the company
+    that owns the asked one, or the singer of the asked band, is the next hop of a multi-hop
+    question, not another subject's answer to this one.
     """
     out = _rival_names(query, memories, mids)
     asked = asked_subjects(linked)
@@ -73,6 +77,12 @@ def other_subject_penalty(
         return out
     asked_ids = {a.id for a in asked}
     labels = {a.label for a in asked}
+    related = {
+        other
+        for e in edges
+        for end, other in ((e.source_id, e.target_id), (e.target_id, e.source_id))
+        if end in asked_ids
+    }
     wanted = set(mids)
     supports: dict[str, set[str]] = {}
     nodes: dict[str, Node] = {}
@@ -90,7 +100,7 @@ def other_subject_penalty(
         text = set(word_tokens(memory.text))
         worst = 0.0
         for a in asked:
-            rivals = [nodes[n] for n in own if nodes[n].label == a.label]
+            rivals = [nodes[n] for n in own if nodes[n].label == a.label and n not in related]
             if rivals and not any(_names_part(a, b, text) for b in rivals):
                 worst = max(worst, specificity(a))
         if worst > 0:

@@ -62,3 +62,22 @@ def test_twin_teams_note_ranks_below_the_asked_teams(folder: SageMemory) -> None
     texts = [h.memory.text for h in hits]
     assert texts[0] == larch, texts
     assert fern not in texts[:2], texts
+
+
+def test_a_person_the_asked_one_is_related_to_is_the_next_hop_not_a_rival(
+    folder: SageMemory,
+) -> None:
+    # Two hops: Noor's manager, then where the manager lives. The manager's own memory is
+    # about another person of the asked one's kind, but the graph relates the two: it is the
+    # answer's second half, not another person's answer.
+    for text, day in [
+        ("Noor reports to Tomasz.", "2026-01-10"),
+        ("Noor likes rock climbing and strong coffee.", "2026-01-14"),
+        ("Noor bought a used cargo bike.", "2026-01-20"),
+        ("Tomasz lives in Gdansk.", "2026-02-02"),
+        ("Noor's sister plays the cello.", "2026-02-09"),
+    ]:
+        folder.add(text, user_id="u", timestamp=_at(day))
+    hits = folder.search("Noor reports to someone; where does he live?", user_id="u", limit=3)
+    texts = [h.memory.text for h in hits.memories]
+    assert "Tomasz lives in Gdansk." in texts, texts
