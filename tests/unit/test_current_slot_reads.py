@@ -7,33 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from sage_memory.codec import to_dict
 from sage_memory.retrieve import current
 from sage_memory.store.sqlite import SQLiteGraphStore
-from sage_memory.types import Change, Edge, Node, Scope, new_id
+from sage_memory.testing.store_contract import write
+from sage_memory.types import Edge, Node, Scope, new_id
 
 _AT = datetime(2026, 3, 1, tzinfo=UTC)
 _SCOPE = Scope(user_id="u")
 
 
 def _insert(store: SQLiteGraphStore, row: Node | Edge) -> None:
-    store.apply(
-        [
-            Change(
-                id=new_id(),
-                batch_id=new_id(),
-                scope_key=_SCOPE.key,
-                entity="node" if isinstance(row, Node) else "edge",
-                entity_id=row.id,
-                op="insert",
-                before=None,
-                after=to_dict(row),
-                at=_AT,
-                actor="test",
-                reason="test",
-            )
-        ]
-    )
+    write(store, (None, row))
 
 
 def _mover(tmp_path: Path, moves: int) -> tuple[SQLiteGraphStore, Node, list[Edge]]:
