@@ -40,3 +40,16 @@ def unit_rows(rows: Sequence[Sequence[float]] | Vector) -> Vector:
     np.maximum(norms, np.float32(1e-12), out=norms)
     arr /= norms
     return arr
+
+
+def embed_fixed(embedder: Embedder, texts: Sequence[str]) -> Vector:
+    """Vectors of texts that never change (prototype phrases compared with every query or name).
+
+    An embedder that can keep them between processes (``embed_fixed``, as the MiniLM one does
+    in its cache folder) is asked to; any other embeds them, once per caller.
+    """
+    keep = getattr(embedder, "embed_fixed", None)
+    if callable(keep):
+        vectors: Vector = keep(texts)
+        return vectors
+    return embedder.embed(texts)

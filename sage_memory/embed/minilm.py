@@ -666,6 +666,33 @@ class MiniLMEmbedder:
         with _blas_limit(self._blas_threads):
             return _forward(model, ids, lengths)
 
+    def embed_fixed(self, texts: Sequence[str]) -> Vector:
+        """``embed(texts)``, kept in the cache folder for texts that never change.
+
+        A command-line process embeds its prototype phrases (query intents, argument types) at
+        every start: about 0.07 s of CPU for forty phrases, a seventh of a ``search``. The file
+        is named by the weights' digest and the texts, so other weights or other phrases never
+        read it; when it cannot be read or written the texts are embedded as usual.
+        """
+        cache_dir = self._resolved_cache_dir()
+        if cache_dir is None or not texts:
+            return self.embed(texts)
+        from sage_memory.embed.minilm_onnx import fixed_vectors_file
+
+        try:
+            path = fixed_vectors_file(self._model_path() / "model.safetensors", texts, cache_dir)
+        except OSError:
+            return self.embed(texts)
+        with contextlib.suppress(OSError, ValueError):
+            cached: Vector = np.load(path, allow_pickle=False)
+            if cached.shape == (len(texts), _DIM) and cached.dtype == np.float32:
+                return cached
+        vectors = self.embed(texts)
+        from sage_memory.embed.minilm_onnx import write_array
+
+        write_array(path, vectors)
+        return vectors
+
     def embed_query(self, text: str) -> Vector:
         """Embed one query, unpadded.
 

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +97,21 @@ def weights_digest(weights: Path, cache_dir: Path) -> str:
     with contextlib.suppress(OSError):  # the cache is an optimisation only
         _write_atomic(memo, [json.dumps({"stamp": stamp, "sha256": hexdigest}).encode()])
     return hexdigest
+
+
+def fixed_vectors_file(weights: Path, texts: Sequence[str], cache_dir: Path) -> Path:
+    """Where the vectors of ``texts`` under ``weights`` are kept (see ``embed_fixed``)."""
+    digest = weights_digest(weights, cache_dir)
+    said = hashlib.blake2b("\x1f".join(texts).encode("utf-8"), digest_size=12).hexdigest()
+    return cache_dir / f"vectors-{digest[:16]}-{said}.npy"
+
+
+def write_array(path: Path, array: Any) -> None:
+    """Save ``array`` as ``.npy`` atomically; a failure leaves no file (the cache is optional)."""
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    with contextlib.suppress(OSError):
+        _write_atomic(path, [buf.getvalue()])
 
 
 def cached_model(weights: Path, load: Callable[[], _Model], cache_dir: Path | None) -> Path | bytes:

@@ -59,7 +59,8 @@ def _embedder() -> Any:
 
                 embedder = default_embedder()
                 labels = [kind for kind, texts in PROTOTYPES.items() for _ in texts]
-                rows = np.asarray(embedder.embed([t for ts in PROTOTYPES.values() for t in ts]))
+                texts = [t for ts in PROTOTYPES.values() for t in ts]
+                rows = np.asarray(embedder.embed_fixed(texts))
                 _state.update(embedder=embedder, labels=labels, rows=rows)
             except Exception:  # no model files, no numpy: type nothing
                 _state["embedder"] = None

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sage_memory.embed.base import Embedder, unit_rows
+from sage_memory.embed.base import Embedder, embed_fixed, unit_rows
 from sage_memory.retrieve.query import QueryPlan, Structure
 from sage_memory.types import Vector, replace
 
@@ -102,7 +102,7 @@ class IntentReader:
             if self._protos is None:
                 kinds = tuple(k for k, texts in PROTOTYPES.items() for _ in texts)
                 texts = [t for ts in PROTOTYPES.values() for t in ts]
-                self._protos = (unit_rows(self._embedder.embed(texts)), kinds)
+                self._protos = (unit_rows(embed_fixed(self._embedder, texts)), kinds)
             return self._protos
 
     def read(self, plan: QueryPlan, qvec: Vector) -> QueryPlan:

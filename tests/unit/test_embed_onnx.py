@@ -90,3 +90,31 @@ def test_cached_model_keeps_its_weights_in_a_data_file_beside_it(tmp_path: Path)
     again = MiniLMEmbedder(backend="onnx", cache_dir=tmp_path)
     assert float(again.embed_query("Caroline moved to Lisbon.") @ expected) >= 0.9999
     assert data.is_file()
+
+
+def test_fixed_texts_are_kept_in_the_cache_and_read_back(tmp_path: Path) -> None:
+    phrases = ["a kind of vehicle", "the reason something happened", "a person"]
+    first = MiniLMEmbedder(cache_dir=tmp_path)
+    kept = first.embed_fixed(phrases)
+    assert np.allclose(kept, first.embed(phrases), atol=1e-6)
+    files = [p for p in tmp_path.iterdir() if p.name.startswith("vectors-")]
+    assert len(files) == 1 and files[0].suffix == ".npy"
+    # A new embedder (a new process) reads the file: change it and the change comes back.
+    marked = kept.copy()
+    marked[0, 0] += 1.0
+    np.save(files[0], marked, allow_pickle=False)
+    assert MiniLMEmbedder(cache_dir=tmp_path).embed_fixed(phrases)[0, 0] == marked[0, 0]
+    # Other phrases are another file; a file of the wrong shape is embedded again.
+    MiniLMEmbedder(cache_dir=tmp_path).embed_fixed(phrases[:2])
+    assert len([p for p in tmp_path.iterdir() if p.name.startswith("vectors-")]) == 2
+    np.save(files[0], np.zeros((1, 384), dtype=np.float32), allow_pickle=False)
+    again = MiniLMEmbedder(cache_dir=tmp_path).embed_fixed(phrases)
+    assert np.allclose(again, kept, atol=1e-6)
+
+
+def test_fixed_texts_without_a_cache_folder_are_embedded(tmp_path: Path) -> None:
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("x")
+    phrases = ["a city or a town", "a utensil"]
+    for embedder in (MiniLMEmbedder(cache_dir=False), MiniLMEmbedder(cache_dir=blocked)):
+        assert np.allclose(embedder.embed_fixed(phrases), embedder.embed(phrases), atol=1e-6)
