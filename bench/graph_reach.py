@@ -101,8 +101,20 @@ def _pct(values: list[float]) -> float:
     return round(100 * statistics.fmean(values), 1) if values else 0.0
 
 
-def _pair_links(conv: Any, mem: Any, by_memory: Mapping[str, str], tally: Counter[str]) -> None:
-    """Count how the evidence turns of each multi-hop question are linked to each other."""
+def _pair_links(
+    conv: Any,
+    mem: Any,
+    by_memory: Mapping[str, str],
+    top: Mapping[str, set[str]],
+    tally: Counter[str],
+    rivals: list[int],
+) -> None:
+    """Count how the evidence turns of each multi-hop question are linked to each other.
+
+    ``top``: each question's fused top 10 (turn ids). For a pair one of whose turns is in it
+    and the other not, but which share a specific content word and a speaker, ``rivals``
+    gets how many other turns of that speaker hold the pair's rarest shared word: the rank a
+    link from the found turn could give the missed one at best."""
     from sage_memory.retrieve.concepts import concept_words
     from sage_memory.store.lexical import terms
     from sage_memory.types import Scope
@@ -132,7 +144,22 @@ def _pair_links(conv: Any, mem: Any, by_memory: Mapping[str, str], tally: Counte
             tally["pairs sharing an entity node"] += bool(linking(a) & linking(b))
             shared = {s for s in stems[a] & stems[b] if df[s] <= SPECIFIC_DF}
             tally[f"pairs sharing a content word (<= {SPECIFIC_DF} turns)"] += bool(shared)
-            tally["pairs said by one speaker"] += text[a].split(":")[0] == text[b].split(":")[0]
+            speaker = text[a].split(":")[0]
+            same = speaker == text[b].split(":")[0]
+            tally["pairs said by one speaker"] += same
+            found = top.get(q.text, set())
+            if shared and same and (a in found) != (b in found):
+                tally["pairs, one found, sharing a word and the speaker"] += 1
+                rivals.append(
+                    min(
+                        sum(
+                            1
+                            for d, held in stems.items()
+                            if w in held and d not in (a, b) and text[d].split(":")[0] == speaker
+                        )
+                        for w in shared
+                    )
+                )
 
 
 Tallies = dict[str, dict[Any, list[float]]]
@@ -180,6 +207,8 @@ def run(args: argparse.Namespace) -> None:
     recall: Tallies = defaultdict(lambda: defaultdict(list))
     at_rank: Tallies = defaultdict(lambda: defaultdict(list))
     links: Counter[str] = Counter()
+    top: dict[str, set[str]] = {}
+    rivals: list[int] = []
     try:
         with tempfile.TemporaryDirectory(prefix="sage-reach-") as tmp:
             for conv in convs:
@@ -205,7 +234,9 @@ def run(args: argparse.Namespace) -> None:
                         "concept links": _best(seen.get("concept", {})),
                     }
                     _tally(q, channels, by_memory, recall, at_rank)
-                _pair_links(conv, mem, by_memory, links)
+                    top[q.text] = {by_memory[m] for m in fused[:K]}
+                _pair_links(conv, mem, by_memory, top, links, rivals)
+                top.clear()
                 mem.close()
                 print(f"{conv.sample_id}: {len(conv.questions)} questions", file=sys.stderr)
     finally:
@@ -225,6 +256,12 @@ def run(args: argparse.Namespace) -> None:
     print("\nLinks between the evidence turns of multi-hop questions")
     for name, n in links.items():
         print(f"- {name}: {n}")
+    if rivals:
+        q = statistics.quantiles(rivals, n=4)
+        print(
+            "- other turns of the speaker holding the rarest shared word, for those pairs: "
+            f"median {statistics.median(rivals)}, quartiles {q[0]} / {q[2]}"
+        )
 
 
 def main() -> None:
