@@ -38,7 +38,7 @@ def test_novel_recall_and_candidates_outside_the_cut() -> None:
     by_memory = {m: f"T{i}" for i, m in enumerate(turns)}
     q = _Question(1, frozenset({"T0", "T11"}))
     channels = {
-        "fused": turns[:10] + ["m11"],
+        "fused": [*turns[:10], "m11"],
         "dense": turns[:10],
         "lexical": turns[:5],
         "walk": ["m3", "m11"],
