@@ -628,6 +628,7 @@ class _Reading:
             self._fits_copula,
             self._fits_intentions,
             self._fits_status,
+            self._fits_verbless,
             self._no_person_blocked,
             self._fronted_subject_has_verb,
             self._no_adverbial_argument,
@@ -653,6 +654,8 @@ class _Reading:
             return False  # ("trained using X": "using" is the instrument's own word)
         if "<verb>" in m.phrase.pattern and self._prep_of_later_verb(m, toks):
             return False
+        if toks[hi].pos == PREP and self.ex.matcher.status_at(toks, hi):
+            return False  # "the plan in progress", "the move on hold": a status, no instrument
         before_prep = toks[hi - 1] if hi > 0 else None
         if 0 <= toks[hi].head < len(toks) and toks[hi].pos == PREP:
             # the parse says what the preposition attaches to: "builds everything with X"
@@ -909,6 +912,22 @@ class _Reading:
             return False  # "the sanding was done with a sander": an act, not a status
         # a status of "it" with nothing named before it is no fact
         return not (a and any(x.kind == PRONOUN and not self.coref.things for x in a))
+
+    def _fits_verbless(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "search indexing done; billing in progress": a status right after a noun phrase
+        with no verb states it only as a note, where the status ends its clause and is no
+        finite verb ("the team finished", "dinner started" are clauses of their own)."""
+        if "verbless" not in m.phrase.flags:
+            return True
+        lo, hi = min(m.literals), max(m.literals) + 1
+        if lo == 0 or toks[lo - 1].pos not in (NOUN, PROPN, CODE):
+            return False
+        if hi < len(toks) and toks[hi].pos != PUNCT:
+            return False
+        first = toks[lo]
+        if first.tag == "VBD" or (first.pos == VERB and first.inflected in ("s", "ing")):
+            return False
+        return not any(self._person_like(x) for x in a)
 
     def _fits_parts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         f = m.phrase.flags

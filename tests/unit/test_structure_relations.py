@@ -159,3 +159,99 @@ def test_an_employment_with_as_gives_the_role_too() -> None:
     found = edges("Rafa is employed by the city library as an archivist.")
     assert ("rafa", "WORKS_AT", "city library", False) in found
     assert ("rafa", "HAS_ROLE", "archivist", False) in found
+
+
+# --- passive, perfect and note forms of blocking, status, part-whole and fixes ---------------
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        (
+            "The harbour festival got pushed back by the gale.",
+            ("harbour festival", "BLOCKED_BY", "gale", False),
+        ),
+        (
+            "The kiln upgrade was postponed pending the safety inspection.",
+            ("kiln upgrade", "BLOCKED_BY", "safety inspection", False),
+        ),
+        (
+            "Resurfacing the court has to wait until the drains are cleared.",
+            ("resurface the court", "BLOCKED_BY", "drain", False),
+        ),
+        (
+            "The library extension is on hold behind the zoning appeal.",
+            ("library extension", "BLOCKED_BY", "zoning appeal", False),
+        ),
+        (
+            "The carburettor is one component of the fuel system.",
+            ("carburettor", "PART_OF", "fuel system", False),
+        ),
+        (
+            "The glossary is one of the sections of the style guide.",
+            ("glossary", "PART_OF", "style guide", False),
+        ),
+        (
+            "A sunroom was added to the cottage.",
+            ("sunroom", "PART_OF", "cottage", False),
+        ),
+        (
+            "The boundary quarrel was settled through arbitration.",
+            ("boundary quarrel", "SOLVED_BY", "arbitration", False),
+        ),
+        (
+            "The greenhouse rebuild hasn't started yet.",
+            ("greenhouse rebuild", "HAS_STATUS", "pending", False),
+        ),
+        (
+            "My pension transfer is being processed.",
+            ("pension transfer", "HAS_STATUS", "in progress", False),
+        ),
+        ("Ticket 88 -> Done", ("ticket 88", "HAS_STATUS", "done", False)),
+    ],
+)
+def test_passive_perfect_and_notation_phrasings(
+    text: str, edge: tuple[str, str, str, bool]
+) -> None:
+    assert edge in edges(text)
+
+
+@needs_parser
+def test_verbless_status_notes_in_a_list() -> None:
+    found = edges(
+        "Weekly notes: roof survey done; gutter quote in progress; shed demolition not started."
+    )
+    assert ("roof survey", "HAS_STATUS", "done", False) in found
+    assert ("gutter quote", "HAS_STATUS", "in progress", False) in found
+    assert ("shed demolition", "HAS_STATUS", "pending", False) in found
+    assert not any(e[1] == "USES" for e in found)  # "in progress" is a status, no instrument
+
+
+@needs_parser
+def test_a_finite_verb_after_a_noun_is_no_verbless_status() -> None:
+    assert not any(e[1] == "HAS_STATUS" for e in edges("The guests arrived and dinner started."))
+    assert not any(
+        e[1] == "HAS_STATUS" for e in edges("The night crew finished the inventory count.")
+    )
+
+
+# --- order across clauses -------------------------------------------------------------------
+
+
+@needs_parser
+def test_only_before_a_sequence_marker_still_starts_the_next_step() -> None:
+    assert ("prime the wall", "PRECEDES", "hang the wallpaper", False) in edges(
+        "Prime the wall, and only after that hang the wallpaper."
+    )
+
+
+@needs_parser
+def test_a_named_doer_of_the_main_clause_leaves_the_act_in_the_order() -> None:
+    found = edges("Once the quote is accepted, Tomasz will order the tiles.")
+    assert any(e[1] == "PRECEDES" and e[2] == "order the tiles" for e in found)
+
+
+@needs_parser
+def test_a_named_doer_with_no_object_is_an_event_not_a_task() -> None:
+    assert not any(e[1] == "PRECEDES" for e in edges("After the exams, Bruna travelled."))
