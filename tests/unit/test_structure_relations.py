@@ -209,6 +209,22 @@ def test_an_employment_with_as_gives_the_role_too() -> None:
             ("pension transfer", "HAS_STATUS", "in progress", False),
         ),
         ("Ticket 88 -> Done", ("ticket 88", "HAS_STATUS", "done", False)),
+        (
+            "Ticket 31 (badge reader offline) - resolved by resetting the controller",
+            ("badge reader offline", "SOLVED_BY", "reset the controller", False),
+        ),
+        (
+            "The stiff neck was eased by a warmer pillow.",
+            ("stiff neck", "SOLVED_BY", "warmer pillow", False),
+        ),
+        (
+            "Blisters on the hike? Gel plasters usually sort them out.",
+            ("blister", "SOLVED_BY", "gel plaster", False),
+        ),
+        (
+            "Mitigation for the session fixation bug: regenerate the cookie at login.",
+            ("session fixation bug", "SOLVED_BY", "regenerate the cookie at login", False),
+        ),
     ],
 )
 def test_passive_perfect_and_notation_phrasings(
