@@ -916,7 +916,12 @@ class _Reading:
     def _fits_verbless(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """ "search indexing done; billing in progress": a status right after a noun phrase
         with no verb states it only as a note, where the status ends its clause and is no
-        finite verb ("the team finished", "dinner started" are clauses of their own)."""
+        finite verb ("the team finished", "dinner started" are clauses of their own). A
+        ``thing_source`` phrasing ("sits within", "make up") takes no person as its part."""
+        if "thing_source" in m.phrase.flags and any(
+            x.kind == PRONOUN or self._person_like(x) for x in a
+        ):
+            return False  # "she sits within the team", "I made up my mind": no part
         if "verbless" not in m.phrase.flags:
             return True
         lo, hi = min(m.literals), max(m.literals) + 1

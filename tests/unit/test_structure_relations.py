@@ -193,6 +193,26 @@ def test_an_employment_with_as_gives_the_role_too() -> None:
             ("glossary", "PART_OF", "style guide", False),
         ),
         (
+            "The gearbox sits inside the turbine housing.",
+            ("gearbox", "PART_OF", "turbine housing", False),
+        ),
+        (
+            "The archive tab is one of the sheets in the budget workbook.",
+            ("archive tab", "PART_OF", "budget workbook", False),
+        ),
+        (
+            "The amygdala is a structure within the limbic system.",
+            ("amygdala", "PART_OF", "limbic system", False),
+        ),
+        (
+            "The parser is a submodule of the compiler package.",
+            ("parser", "PART_OF", "compiler package", False),
+        ),
+        (
+            "The crankshaft and the flywheel make up the rotating assembly.",
+            ("flywheel", "PART_OF", "rotating assembly", False),
+        ),
+        (
             "A sunroom was added to the cottage.",
             ("sunroom", "PART_OF", "cottage", False),
         ),
@@ -271,3 +291,9 @@ def test_a_named_doer_of_the_main_clause_leaves_the_act_in_the_order() -> None:
 @needs_parser
 def test_a_named_doer_with_no_object_is_an_event_not_a_task() -> None:
     assert not any(e[1] == "PRECEDES" for e in edges("After the exams, Bruna travelled."))
+
+
+@needs_parser
+def test_a_person_who_sits_within_or_makes_up_is_no_part() -> None:
+    assert not any(e[1] in ("PART_OF", "MEMBER_OF") for e in edges("I made up my mind."))
+    assert not any(e[1] == "PART_OF" for e in edges("Kim sits within the finance team."))
