@@ -346,6 +346,7 @@ class _Reading:
         # a name that opens a sentence before its verb is a person pronouns may refer to
         if len(toks) > 1 and toks[0].pos == PROPN and toks[1].pos in (VERB, AUX, MODAL, "NEG"):
             self.coref.saw_person(toks[0].lower)
+        self._subject_antecedent(toks)
         raw = self.ex.matcher.raw_matches(toks)
         readable = [
             m
@@ -370,6 +371,20 @@ class _Reading:
                 self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+
+    def _subject_antecedent(self, toks: list[Token]) -> None:
+        """ "The pantry refit can't go ahead; it's waiting on a quote": a common noun phrase
+        that opens a sentence as the subject of its verb is a thing a later "it" may refer
+        to, though no phrasing states a fact about it (when no thing was named before)."""
+        if self.coref.things:
+            return  # a thing named as an argument before is the likelier referent
+        k = next((j for j, t in enumerate(toks) if t.pos in (VERB, AUX, MODAL)), 0)
+        if k == 0 or any(t.pos in (PUNCT, "SUB", "PRON") for t in toks[:k]):
+            return
+        args = self.ex.matcher.reader.before(toks, 0, k, clause_ok=False)
+        if len(args) == 1 and args[0].kind == NP and not args[0].proper:
+            if not self._person_like(args[0]):
+                self.coref.saw_thing(args[0].name)
 
     def _topic_question(self, sentence: str, toks: list[Token]) -> None:
         """ "Rust on the bike chain? A rag with oil gets rid of it.": a verbless question
@@ -917,11 +932,20 @@ class _Reading:
         """ "search indexing done; billing in progress": a status right after a noun phrase
         with no verb states it only as a note, where the status ends its clause and is no
         finite verb ("the team finished", "dinner started" are clauses of their own). A
-        ``thing_source`` phrasing ("sits within", "make up") takes no person as its part."""
+        ``thing_source`` phrasing ("sits within", "make up") takes no person as its part, and
+        no verb takes an object that starts past a comma."""
         if "thing_source" in m.phrase.flags and any(
             x.kind == PRONOUN or self._person_like(x) for x in a
         ):
             return False  # "she sits within the team", "I made up my mind": no part
+        last = max(m.literals) + 1 if m.literals else 0
+        if (
+            m.phrase.elements[-1].kind == "slot"
+            and last < len(toks)
+            and toks[last].lower in (",", ";")
+            and toks[last - 1].pos == VERB
+        ):
+            return False  # "until the loan clears, we ...": a verb's object is not past a comma
         if "verbless" not in m.phrase.flags:
             return True
         lo, hi = min(m.literals), max(m.literals) + 1

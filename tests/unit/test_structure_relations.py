@@ -181,6 +181,22 @@ def test_an_employment_with_as_gives_the_role_too() -> None:
             ("resurface the court", "BLOCKED_BY", "drain", False),
         ),
         (
+            "Until the mortgage offer arrives, we can't book the movers.",
+            ("book the movers", "BLOCKED_BY", "mortgage offer", False),
+        ),
+        (
+            "Until the survey is signed off, the extension can't start.",
+            ("extension", "BLOCKED_BY", "survey", False),
+        ),
+        (
+            "Invoice export blocked by the expired ledger token",
+            ("invoice export", "BLOCKED_BY", "expired ledger token", False),
+        ),
+        (
+            "The pantry refit can't go ahead; it's waiting on the joiner's quote.",
+            ("pantry refit", "BLOCKED_BY", "quote", False),
+        ),
+        (
             "The library extension is on hold behind the zoning appeal.",
             ("library extension", "BLOCKED_BY", "zoning appeal", False),
         ),
@@ -297,3 +313,10 @@ def test_a_named_doer_with_no_object_is_an_event_not_a_task() -> None:
 def test_a_person_who_sits_within_or_makes_up_is_no_part() -> None:
     assert not any(e[1] in ("PART_OF", "MEMBER_OF") for e in edges("I made up my mind."))
     assert not any(e[1] == "PART_OF" for e in edges("Kim sits within the finance team."))
+
+
+@needs_parser
+def test_a_verb_takes_no_object_past_a_comma() -> None:
+    found = edges("Until the loan clears, we can't buy the van.")
+    assert ("buy the van", "BLOCKED_BY", "loan", False) in found
+    assert not any(e[1] == "SOLVED_BY" for e in found)  # "clears" has no object here
