@@ -382,9 +382,13 @@ class _Reading:
         if k == 0 or any(t.pos in (PUNCT, "SUB", "PRON") for t in toks[:k]):
             return
         args = self.ex.matcher.reader.before(toks, 0, k, clause_ok=False)
-        if len(args) == 1 and args[0].kind == NP and not args[0].proper:
-            if not self._person_like(args[0]):
-                self.coref.saw_thing(args[0].name)
+        if (
+            len(args) == 1
+            and args[0].kind == NP
+            and not args[0].proper
+            and not self._person_like(args[0])
+        ):
+            self.coref.saw_thing(args[0].name)
 
     def _topic_question(self, sentence: str, toks: list[Token]) -> None:
         """ "Rust on the bike chain? A rag with oil gets rid of it.": a verbless question
