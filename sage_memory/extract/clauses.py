@@ -103,6 +103,11 @@ class Matcher:
                 return i + len(words), value
         return None
 
+    def status_at(self, toks: list[Token], i: int) -> str:
+        """The status value of the status phrase starting at token ``i`` ("" when none)."""
+        found = self._status_at(toks, i)
+        return found[1] if found else ""
+
     def _word_at(self, el: Element, toks: list[Token], i: int) -> int | None:
         """End of the literal ``el`` at ``i`` (None when it does not match there)."""
         if i >= len(toks):
@@ -320,6 +325,8 @@ class Matcher:
         order is the act (the verb phrase), not the one who does it."""
         people = self.lex.words("person_nouns") | self.lex.words("role_heads")
         j = _doer_of(toks, arg, e, people)
+        if j is None and arg.kind == CLAUSE:
+            j = _named_doer_of_clause(toks, arg, e)
         if j is None:
             return arg
         task = self.reader._task(toks, j, max(self.reader._vp_end(toks, j, e), j + 1))
@@ -444,6 +451,23 @@ def _doer_of(toks: list[Token], arg: Arg, e: int, people: frozenset[str]) -> int
     while j < e and toks[j].pos in (AUX, MODAL, ADV, NEG, PART):
         j += 1
     return j if j < e and toks[j].pos == VERB else None
+
+
+def _named_doer_of_clause(toks: list[Token], arg: Arg, e: int) -> int | None:
+    """Where the verb phrase starts in a clause that opens with a person's name and goes on
+    with a verb and its object ("Hana will order the timber"): the act is the verb phrase.
+    None when the verb has no object after it ("Jonas moved" is an event, no task)."""
+    j = arg.start
+    while j < min(arg.start + 3, e) and toks[j].pos == PROPN:
+        j += 1
+    if j == arg.start:
+        return None
+    while j < e and toks[j].pos in (AUX, MODAL, ADV, NEG):
+        j += 1
+    if j + 1 >= e or toks[j].pos != VERB:
+        return None
+    nxt = toks[j + 1]
+    return j if nxt.pos in (NOUN, PROPN, "DET", "POSS", NUM) else None
 
 
 def _clause_bounds(toks: list[Token], extent: tuple[int, int]) -> tuple[int, int]:

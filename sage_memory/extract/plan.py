@@ -105,7 +105,8 @@ class PlanReader:
             if not kind:
                 continue
             prev = toks[i - 1].lower if i > 0 else ""
-            at_break = i == 0 or prev in (",", ";", ":", "and", "-", "–", ".", "then")
+            # "and only then", "only after that": a focusing adverb before the marker
+            at_break = i == 0 or prev in (",", ";", ":", "and", "-", "–", ".", "then", "only")
             at_end = kind == "first" and (
                 i + n == len(toks) or toks[i + n].lower in (",", "and", ";", ".")
             )

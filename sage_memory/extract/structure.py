@@ -346,6 +346,7 @@ class _Reading:
         # a name that opens a sentence before its verb is a person pronouns may refer to
         if len(toks) > 1 and toks[0].pos == PROPN and toks[1].pos in (VERB, AUX, MODAL, "NEG"):
             self.coref.saw_person(toks[0].lower)
+        self._subject_antecedent(toks)
         raw = self.ex.matcher.raw_matches(toks)
         readable = [
             m
@@ -370,6 +371,24 @@ class _Reading:
                 self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+
+    def _subject_antecedent(self, toks: list[Token]) -> None:
+        """ "The pantry refit can't go ahead; it's waiting on a quote": a common noun phrase
+        that opens a sentence as the subject of its verb is a thing a later "it" may refer
+        to, though no phrasing states a fact about it (when no thing was named before)."""
+        if self.coref.things:
+            return  # a thing named as an argument before is the likelier referent
+        k = next((j for j, t in enumerate(toks) if t.pos in (VERB, AUX, MODAL)), 0)
+        if k == 0 or any(t.pos in (PUNCT, "SUB", "PRON") for t in toks[:k]):
+            return
+        args = self.ex.matcher.reader.before(toks, 0, k, clause_ok=False)
+        if (
+            len(args) == 1
+            and args[0].kind == NP
+            and not args[0].proper
+            and not self._person_like(args[0])
+        ):
+            self.coref.saw_thing(args[0].name)
 
     def _topic_question(self, sentence: str, toks: list[Token]) -> None:
         """ "Rust on the bike chain? A rag with oil gets rid of it.": a verbless question
@@ -628,6 +647,7 @@ class _Reading:
             self._fits_copula,
             self._fits_intentions,
             self._fits_status,
+            self._fits_verbless,
             self._no_person_blocked,
             self._fronted_subject_has_verb,
             self._no_adverbial_argument,
@@ -653,6 +673,8 @@ class _Reading:
             return False  # ("trained using X": "using" is the instrument's own word)
         if "<verb>" in m.phrase.pattern and self._prep_of_later_verb(m, toks):
             return False
+        if toks[hi].pos == PREP and self.ex.matcher.status_at(toks, hi):
+            return False  # "the plan in progress", "the move on hold": a status, no instrument
         before_prep = toks[hi - 1] if hi > 0 else None
         if 0 <= toks[hi].head < len(toks) and toks[hi].pos == PREP:
             # the parse says what the preposition attaches to: "builds everything with X"
@@ -909,6 +931,36 @@ class _Reading:
             return False  # "the sanding was done with a sander": an act, not a status
         # a status of "it" with nothing named before it is no fact
         return not (a and any(x.kind == PRONOUN and not self.coref.things for x in a))
+
+    def _fits_verbless(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "search indexing done; billing in progress": a status right after a noun phrase
+        with no verb states it only as a note, where the status ends its clause and is no
+        finite verb ("the team finished", "dinner started" are clauses of their own). A
+        ``thing_source`` phrasing ("sits within", "make up") takes no person as its part, and
+        no verb takes an object that starts past a comma."""
+        if "thing_source" in m.phrase.flags and any(
+            x.kind == PRONOUN or self._person_like(x) for x in a
+        ):
+            return False  # "she sits within the team", "I made up my mind": no part
+        last = max(m.literals) + 1 if m.literals else 0
+        if (
+            m.phrase.elements[-1].kind == "slot"
+            and last < len(toks)
+            and toks[last].lower in (",", ";")
+            and toks[last - 1].pos == VERB
+        ):
+            return False  # "until the loan clears, we ...": a verb's object is not past a comma
+        if "verbless" not in m.phrase.flags:
+            return True
+        lo, hi = min(m.literals), max(m.literals) + 1
+        if lo == 0 or toks[lo - 1].pos not in (NOUN, PROPN, CODE):
+            return False
+        if hi < len(toks) and toks[hi].pos != PUNCT:
+            return False
+        first = toks[lo]
+        if first.tag == "VBD" or (first.pos == VERB and first.inflected in ("s", "ing")):
+            return False
+        return not any(self._person_like(x) for x in a)
 
     def _fits_parts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         f = m.phrase.flags
