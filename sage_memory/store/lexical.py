@@ -41,6 +41,9 @@ def stem(word: str) -> str:
 
 def _fold(text: str) -> str:
     """Casefold and drop combining marks ("Café" -> "cafe"), like FTS5's remove_diacritics."""
+    if text.isascii():
+        # ASCII has nothing to decompose and no combining mark; its casefold is its lower().
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
