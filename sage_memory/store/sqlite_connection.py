@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -93,9 +93,9 @@ class DecodedRows:
     def __init__(self, limit: int = 200_000) -> None:
         self._items: dict[tuple[str, str], Any] = {}
         self._limit = limit
-
-    def get(self, key: tuple[str, str]) -> Any:
-        return self._items.get(key)
+        # The dict's own lookup (the same dict for the cache's life): a search makes
+        # hundreds of them.
+        self.get: Callable[[tuple[str, str]], Any] = self._items.get
 
     def put(self, key: tuple[str, str], record: Any) -> None:
         if len(self._items) >= self._limit:

@@ -92,8 +92,10 @@ class SQLiteReads(SQLiteConnection):
             out: dict[str, Any] = {}
             missing: list[str] = []
             key = scope.key
+            none: dict[tuple[str, str], Any] = {}
+            known = cache.get if cache is not None else none.get
             for i in dict.fromkeys(ids):
-                rec = cache.get((table, i)) if cache is not None else None
+                rec = known((table, i))
                 if rec is None:
                     missing.append(i)
                 elif rec.scope.key == key:
