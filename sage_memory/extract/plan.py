@@ -60,14 +60,29 @@ class PlanReader:
         self.intents = _phrases(seq.get("project_intents", ()))
         self.project_nouns = frozenset(seq.get("project_nouns", ()))
         self.time_words = lex.words("time_words")
+        # The markers by their first word, each list in the order they are tried (the
+        # "first" markers, then the later ones, longest first): a token is compared with
+        # the markers it could start only. An empty marker would start anywhere.
+        self._markers: dict[str, list[tuple[int, str, tuple[str, ...]]]] = {}
+        self._anywhere: list[tuple[int, str, tuple[str, ...]]] = []
+        tried = [
+            (k, w) for k, table in (("first", self.first), ("next", self.later)) for w in table
+        ]
+        for order, (kind, words) in enumerate(tried):
+            if words:
+                self._markers.setdefault(words[0], []).append((order, kind, words))
+            else:
+                self._anywhere.append((order, kind, words))
 
     def _marker(self, toks: list[Token], i: int) -> tuple[str, int]:
         """("first"|"next", length) of a sequence marker at ``i``, or ("", 0)."""
-        for kind, table in (("first", self.first), ("next", self.later)):
-            for words in table:
-                n = len(words)
-                if i + n <= len(toks) and all(toks[i + k].lower == w for k, w in enumerate(words)):
-                    return kind, n
+        candidates = self._markers.get(toks[i].lower, [])
+        if self._anywhere:
+            candidates = sorted(candidates + self._anywhere)
+        for _, kind, words in candidates:
+            n = len(words)
+            if i + n <= len(toks) and all(toks[i + k].lower == w for k, w in enumerate(words)):
+                return kind, n
         return "", 0
 
     def read(self, sentences: list[tuple[str, list[Token]]]) -> Plan:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import threading
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -26,11 +27,18 @@ K1 = 1.2
 B = 0.75
 
 
-@functools.cache
-def _stemmer() -> object:
-    import snowballstemmer  # type: ignore[import-untyped]
+#: One stemmer per thread: a Snowball stemmer keeps the word it works on in itself, so two
+#: threads stemming at once (a search reads words on its helper thread too) corrupt each other.
+_STEMMERS = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> object:
+    own = getattr(_STEMMERS, "stemmer", None)
+    if own is None:
+        import snowballstemmer  # type: ignore[import-untyped]
+
+        own = _STEMMERS.stemmer = snowballstemmer.stemmer("english")
+    return own
 
 
 @functools.lru_cache(maxsize=65536)
@@ -41,6 +49,9 @@ def stem(word: str) -> str:
 
 def _fold(text: str) -> str:
     """Casefold and drop combining marks ("Café" -> "cafe"), like FTS5's remove_diacritics."""
+    if text.isascii():
+        # ASCII has nothing to decompose and no combining mark; its casefold is its lower().
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from sage_memory.errors import StorageError
 from sage_memory.store import sqlite_postings as postings
-from sage_memory.store.sqlite_connection import DecodedRows
+from sage_memory.store.sqlite_connection import DecodedRows, LinkRows
 from sage_memory.store.sqlite_evolver import SQLiteEvolverState
 from sage_memory.store.sqlite_journal import SQLiteJournal
 from sage_memory.store.sqlite_lexical import SQLiteLexical, fts_query
@@ -85,6 +85,7 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
         self._lock = threading.RLock()
         self._closed = False
         self._decoded = DecodedRows()
+        self._links = LinkRows()
         version = self.get_meta("schema_version")
         if version is None:
             self.set_meta("schema_version", SCHEMA_VERSION)

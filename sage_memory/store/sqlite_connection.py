@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -33,6 +33,9 @@ class SQLiteConnection:
     #: Records decoded from rows, kept until a write changes them; None on a read-only
     #: handle (another process writes the rows it would keep).
     _decoded: DecodedRows | None = None
+    #: Which edges end at a node and which nodes a memory supports, as the reads found them,
+    #: kept until a write changes them; None on a read-only handle, as ``_decoded``.
+    _links: LinkRows | None = None
     #: How the vector tables hold a vector: float16 (float32 in files not yet converted, which
     #: only a read-only handle sees).
     _vector_dtype: type[np.floating[Any]] = np.float16
@@ -90,9 +93,9 @@ class DecodedRows:
     def __init__(self, limit: int = 200_000) -> None:
         self._items: dict[tuple[str, str], Any] = {}
         self._limit = limit
-
-    def get(self, key: tuple[str, str]) -> Any:
-        return self._items.get(key)
+        # The dict's own lookup (the same dict for the cache's life): a search makes
+        # hundreds of them.
+        self.get: Callable[[tuple[str, str]], Any] = self._items.get
 
     def put(self, key: tuple[str, str], record: Any) -> None:
         if len(self._items) >= self._limit:
@@ -102,6 +105,45 @@ class DecodedRows:
 
     def drop(self, key: tuple[str, str]) -> None:
         self._items.pop(key, None)
+
+
+class LinkRows:
+    """The rows of the graph's link reads by node or memory id, bounded as :class:`DecodedRows`.
+
+    ``ends``: the (node id, rid, edge id) rows of one edge read of one node (its column,
+    partition, relations and bound in the key); ``supports``: the node ids a memory supports
+    in one partition, in the order the provenance read lists them. A search walks the same
+    people and places as the last one did: reading their links again was most of its
+    statements. ``apply`` drops a node's entries when an edge ending at it is written, and a
+    memory's when a node it supports (or supported) is, under the lock the readers fill
+    them under.
+    """
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self.ends: dict[str, dict[tuple[Any, ...], list[tuple[str, int, str]]]] = {}
+        self.supports: dict[str, dict[str, list[str]]] = {}
+        self._limit = limit
+
+    def put_ends(
+        self, node_id: str, key: tuple[Any, ...], rows: list[tuple[str, int, str]]
+    ) -> None:
+        self._room(self.ends)
+        self.ends.setdefault(node_id, {})[key] = rows
+
+    def put_supports(self, memory_id: str, part_key: str, node_ids: list[str]) -> None:
+        self._room(self.supports)
+        self.supports.setdefault(memory_id, {})[part_key] = node_ids
+
+    def _room(self, table: dict[str, Any]) -> None:
+        if len(table) >= self._limit:
+            for old in list(table)[: self._limit // 2]:
+                del table[old]
+
+    def drop(self, node_ids: Iterable[str], memory_ids: Iterable[str]) -> None:
+        for n in node_ids:
+            self.ends.pop(n, None)
+        for m in memory_ids:
+            self.supports.pop(m, None)
 
 
 def chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:

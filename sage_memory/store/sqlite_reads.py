@@ -92,8 +92,10 @@ class SQLiteReads(SQLiteConnection):
             out: dict[str, Any] = {}
             missing: list[str] = []
             key = scope.key
+            none: dict[tuple[str, str], Any] = {}
+            known = cache.get if cache is not None else none.get
             for i in dict.fromkeys(ids):
-                rec = cache.get((table, i)) if cache is not None else None
+                rec = known((table, i))
                 if rec is None:
                     missing.append(i)
                 elif rec.scope.key == key:
@@ -163,55 +165,66 @@ class SQLiteReads(SQLiteConnection):
         columns = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
         with self._lock:
             for column in columns[direction]:
-                if per_node is not None:
-                    ids.update(
-                        (i, None)
-                        for i in self._latest_edges(
-                            column, node_ids, scope.key, rel_sql, rel_params, per_node
-                        )
-                    )
-                    continue
+                ends = self._end_rows(column, node_ids, scope.key, rel_sql, rel_params, per_node)
+                # Listed as one SQL read of up to 500 ids lists them: by node id, then rid.
                 for chunk in chunks(node_ids):
-                    marks = ",".join("?" * len(chunk))
-                    # "+scope_key": without it SQLite picks the scope index and scans the whole
-                    # partition's edges for every call; the endpoint index is the selective one.
-                    rows = self._rows(
-                        f"SELECT id FROM edges WHERE {column} IN ({marks}) AND +scope_key = ?"
-                        f"{rel_sql}",
-                        (*chunk, scope.key, *rel_params),
-                    )
-                    ids.update((r[0], None) for r in rows)
+                    rows = [r for n in dict.fromkeys(chunk) for r in ends.get(n, ())]
+                    ids.update((r[2], None) for r in sorted(rows))
             found = self._records_of(Edge, "edges", scope, list(ids))
         return [found[i] for i in ids if i in found]
 
-    def _latest_edges(
+    def _end_rows(
         self,
         column: str,
         node_ids: Sequence[str],
         scope_key: str,
         rel_sql: str,
         rel_params: tuple[str, ...],
-        per_node: int,
-    ) -> list[str]:
-        """Ids of at most ``per_node`` edges of each node on ``column``, the latest added
-        first, listed as the unbounded read lists them (by node id, then rid)."""
-        # One index seek per node: the endpoint index holds (node id, rowid), so "ORDER BY
-        # rid DESC LIMIT k" reads k entries and stops, however many edges the node has.
-        one = (
-            f"SELECT * FROM (SELECT {column}, rid, id FROM edges WHERE {column} = ?"
-            f" AND +scope_key = ?{rel_sql} ORDER BY rid DESC LIMIT ?)"
-        )
-        rows: list[tuple[str, int, str]] = []
-        for chunk in chunks(list(dict.fromkeys(node_ids)), _PER_QUERY):
-            params: list[object] = []
-            for nid in chunk:
-                params += [nid, scope_key, *rel_params, per_node]
-            rows += self._rows(" UNION ALL ".join([one] * len(chunk)), tuple(params))
-        # The unbounded read's order restarts with each IN list of up to 500 ids.
-        out: list[str] = []
-        for chunk in chunks(node_ids):
-            wanted = set(chunk)
-            out += [r[2] for r in sorted(r for r in rows if r[0] in wanted)]
+        per_node: int | None,
+    ) -> dict[str, list[tuple[str, int, str]]]:
+        """(node id, rid, edge id) rows of the edges of each node on ``column`` (at most
+        ``per_node`` of each, the latest added), from the link cache where it has them."""
+        key = (column, scope_key, rel_params, per_node)
+        cache = self._links
+        out: dict[str, list[tuple[str, int, str]]] = {}
+        missing: list[str] = []
+        for nid in dict.fromkeys(node_ids):
+            known = cache.ends.get(nid, {}).get(key) if cache is not None else None
+            if known is None:
+                missing.append(nid)
+            else:
+                out[nid] = known
+        if not missing:
+            return out
+        got: dict[str, list[tuple[str, int, str]]] = {n: [] for n in missing}
+        if per_node is None:
+            for chunk in chunks(missing):
+                marks = ",".join("?" * len(chunk))
+                # "+scope_key": without it SQLite picks the scope index and scans the whole
+                # partition's edges for every call; the endpoint index is the selective one.
+                for row in self._rows(
+                    f"SELECT {column}, rid, id FROM edges WHERE {column} IN ({marks})"
+                    f" AND +scope_key = ?{rel_sql}",
+                    (*chunk, scope_key, *rel_params),
+                ):
+                    got[row[0]].append(row)
+        else:
+            # One index seek per node: the endpoint index holds (node id, rowid), so "ORDER BY
+            # rid DESC LIMIT k" reads k entries and stops, however many edges the node has.
+            one = (
+                f"SELECT * FROM (SELECT {column}, rid, id FROM edges WHERE {column} = ?"
+                f" AND +scope_key = ?{rel_sql} ORDER BY rid DESC LIMIT ?)"
+            )
+            for chunk in chunks(missing, _PER_QUERY):
+                params: list[object] = []
+                for nid in chunk:
+                    params += [nid, scope_key, *rel_params, per_node]
+                for row in self._rows(" UNION ALL ".join([one] * len(chunk)), tuple(params)):
+                    got[row[0]].append(row)
+        for nid, rows in got.items():
+            if cache is not None:
+                cache.put_ends(nid, key, rows)
+            out[nid] = rows
         return out
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
@@ -223,17 +236,38 @@ class SQLiteReads(SQLiteConnection):
         return self.get_nodes(scope, node_ids), self.get_edges(scope, edge_ids)
 
     def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        part = scope.partition.key
+        with self._lock:
+            cache = self._links
+            known: dict[str, list[str]] = {}
+            missing: list[str] = []
+            for mid in dict.fromkeys(memory_ids):
+                nids = cache.supports.get(mid, {}).get(part) if cache is not None else None
+                if nids is None:
+                    missing.append(mid)
+                else:
+                    known[mid] = nids
+            for chunk in chunks(missing):
+                marks = ",".join("?" * len(chunk))
+                got: dict[str, list[str]] = {m: [] for m in chunk}
+                rows = self._rows(
+                    "SELECT p.memory_id, p.entity_id FROM provenance p JOIN nodes n"
+                    f" ON n.id = p.entity_id WHERE p.memory_id IN ({marks}) AND p.entity = 'node'"
+                    " AND +n.scope_key = ?",
+                    (*chunk, part),
+                )
+                for mid, nid in rows:
+                    got[mid].append(nid)
+                for mid, nids in got.items():
+                    if cache is not None:
+                        cache.put_supports(mid, part, nids)
+                    known[mid] = nids
+        # Listed as one SQL read of up to 500 ids lists them: by memory id.
         out: dict[str, list[str]] = {}
         for chunk in chunks(memory_ids):
-            marks = ",".join("?" * len(chunk))
-            rows = self._rows(
-                "SELECT p.memory_id, p.entity_id FROM provenance p JOIN nodes n"
-                f" ON n.id = p.entity_id WHERE p.memory_id IN ({marks}) AND p.entity = 'node'"
-                " AND +n.scope_key = ?",
-                (*chunk, scope.partition.key),
-            )
-            for mid, nid in rows:
-                out.setdefault(mid, []).append(nid)
+            for mid in sorted(set(chunk)):
+                if known[mid]:
+                    out.setdefault(mid, []).extend(known[mid])
         return out
 
     def adjacent_memories(

@@ -122,7 +122,13 @@ class SQLiteWrites(SQLiteConnection):
     ) -> None:
         row = db.execute("SELECT rid FROM nodes WHERE id = ?", (nid,)).fetchone()
         db.execute("DELETE FROM node_names WHERE node_id = ?", (nid,))
-        db.execute("DELETE FROM provenance WHERE entity_id = ?", (nid,))
+        was = db.execute(
+            "DELETE FROM provenance WHERE entity_id = ? RETURNING memory_id", (nid,)
+        ).fetchall()
+        if self._links is not None:
+            # The memories it supported and the ones it supports now list other nodes.
+            self._links.drop((), [r[0] for r in was])
+            self._links.drop((), (after or {}).get("memory_ids", ()))
         if row:
             postings.unindex(db, "n", row[0])
         if after is None:
@@ -160,6 +166,12 @@ class SQLiteWrites(SQLiteConnection):
         self, db: sqlite3.Connection, eid: str, after: Mapping[str, Any] | None, data: str | None
     ) -> None:
         db.execute("DELETE FROM provenance WHERE entity_id = ?", (eid,))
+        if self._links is not None:
+            # Its ends, before and after: their edge reads list it, or no longer do.
+            was = db.execute("SELECT source_id, target_id FROM edges WHERE id = ?", (eid,))
+            self._links.drop([n for r in was for n in r], ())
+            if after is not None:
+                self._links.drop((after["source_id"], after["target_id"]), ())
         if after is None:
             db.execute("DELETE FROM edges WHERE id = ?", (eid,))
             return
