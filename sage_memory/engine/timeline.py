@@ -17,7 +17,7 @@ their confidence.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -55,8 +55,19 @@ def _start(edge: Edge) -> datetime:
     return edge.valid_from or _EARLIEST
 
 
-def _order(edge: Edge) -> tuple[datetime, datetime, str]:
-    return (_start(edge), edge.created_at, edge.id)
+Order = Callable[[Edge], tuple[datetime, datetime, int, str]]
+
+
+def learnt_order(uow: UnitOfWork) -> Order:
+    """Claims by world time, then by when they were learnt. Claims of one add_many chunk share
+    both times ("a violinist and a composer": one sentence, one instant): among them the one
+    the unit of work took in later was learnt later, as a reader of the text would take it.
+    The (random) id comes last, so the same text ingested twice keeps the same value current."""
+
+    def key(edge: Edge) -> tuple[datetime, datetime, int, str]:
+        return (_start(edge), edge.created_at, uow.position(edge.id), edge.id)
+
+    return key
 
 
 class Timeline:
@@ -74,20 +85,21 @@ class Timeline:
         now: datetime,
         out: IngestOutcome,
     ) -> None:
-        claims = sorted((e for e in existing if is_claim(e)), key=_order)
+        order = learnt_order(uow)
+        claims = sorted((e for e in existing if is_claim(e)), key=order)
         twin = _adjacent_same_value(claims, claim)
         if twin is not None:
             claims = [e for e in claims if e.id != twin.id]
             edge = _reinforced(twin, claim, memory)
         else:
             edge = _new_edge(memory, claim, now)
-            standing = _holding_at(claims, claim.valid_from)
+            standing = _holding_at(claims, claim.valid_from, order)
             if standing is not None and standing.confidence - edge.confidence > self.margin:
                 self._compete(uow, memory, edge, standing, now, out)
                 return
         uow.put(edge)
         out.edge_ids.append(edge.id)
-        for changed in _recompute([*claims, edge], now, memory):
+        for changed in _recompute([*claims, edge], now, order):
             uow.put(changed)
             if changed.expired_at == now and changed.id != edge.id:
                 out.expired_edge_ids.append(changed.id)
@@ -144,12 +156,12 @@ def _adjacent_same_value(claims: Sequence[Edge], claim: Claim) -> Edge | None:
     return best
 
 
-def _holding_at(claims: Sequence[Edge], at: datetime) -> Edge | None:
+def _holding_at(claims: Sequence[Edge], at: datetime, order: Order) -> Edge | None:
     """The claim whose value holds at ``at`` (the latest that started by then), if any."""
     started = [e for e in claims if _start(e) <= at]
     if not started:
         return None
-    last = max(started, key=_order)
+    last = max(started, key=order)
     if last.attributes.get("ended") and last.valid_to is not None and last.valid_to <= at:
         return None
     return last
@@ -185,9 +197,9 @@ def _reinforced(edge: Edge, claim: Claim, memory: Memory) -> Edge:
     )
 
 
-def _recompute(claims: Sequence[Edge], now: datetime, memory: Memory) -> list[Edge]:
+def _recompute(claims: Sequence[Edge], now: datetime, order: Order) -> list[Edge]:
     """Each claim's interval from the claims around it; returns the edges that changed."""
-    ordered = sorted(claims, key=_order)
+    ordered = sorted(claims, key=order)
     changed: list[Edge] = []
     for i, e in enumerate(ordered):
         nxt = ordered[i + 1] if i + 1 < len(ordered) else None

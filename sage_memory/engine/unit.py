@@ -65,6 +65,11 @@ class UnitOfWork:
     def _in_order(self, ids: Iterable[str]) -> list[str]:
         return sorted({i for i in ids if i in self._current}, key=self._pos.__getitem__)
 
+    def position(self, record_id: str) -> int:
+        """When this unit first took the row in (0, 1, ...), or -1 for a row it never touched:
+        the order its rows were learnt in, which a row's times cannot tell within one chunk."""
+        return self._pos.get(record_id, -1)
+
     def _pending(self, stored: Record) -> Record | None:
         """``stored`` as this unit of work sees it: its pending state when it changed it."""
         return self._current.get(stored.id, stored)

@@ -186,9 +186,11 @@ def resolve_entity(
         return Resolution(None)
 
     # Lower sort key wins: the more literal method first, then the higher score, then the same
-    # label, then the better-attested node, then the id, so the result does not depend on the
-    # order of the candidates.
-    best_key: tuple[int, float, int, int, str] | None = None
+    # label, then the better-attested node, then the one spelt exactly as proposed, then the
+    # node's own name, label and aliases, and the id last: ids are random, so a tie they broke
+    # would send the same mention to a different node on each ingest of the same text. The
+    # result depends neither on the order of the candidates nor on their ids.
+    best_key: tuple[int, float, int, int, int, str, str, tuple[str, ...], str] | None = None
     best: Resolution | None = None
     scores: dict[str, float] = {}
     for node in candidates:
@@ -225,6 +227,10 @@ def resolve_entity(
             -match[2],
             0 if node.label == spec.label else 1,
             -len(node.memory_ids),
+            0 if node.name == spec.name else 1,
+            node.name,
+            node.label,
+            node.aliases,
             node.id,
         )
         if best_key is None or key < best_key:

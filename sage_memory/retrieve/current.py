@@ -150,14 +150,17 @@ def newer_values(slots: Slots, chosen: Sequence[str], at: datetime | None) -> li
                 continue
             for now in vals:
                 if now.edge.is_current(at) and not have.intersection(now.edge.memory_ids):
-                    new = min(now.edge.memory_ids, default=None)
+                    # The memory that first stated the value (provenance keeps the order
+                    # memories were learnt in; the smallest random id would be any of them).
+                    new = now.edge.memory_ids[0] if now.edge.memory_ids else None
                     if new is not None and new not in out:
                         out[new] = mid
     return list(out.items())[:MAX_BROUGHT]
 
 
-def _value_order(v: SlotValue) -> tuple[datetime, str]:
-    return (v.valid_from or datetime.min.replace(tzinfo=UTC), v.edge.id)
+def _value_order(v: SlotValue) -> tuple[datetime, datetime, str, str]:
+    start = v.valid_from or datetime.min.replace(tzinfo=UTC)
+    return (start, v.edge.created_at, v.edge.fact, v.edge.id)
 
 
 def historical(plan: QueryPlan) -> bool:
@@ -202,7 +205,7 @@ def current_first(
             statements of one slot whatever their words, ordered by the values' world time.
     """
     stated = slots.stated if slots is not None else {}
-    top = [i for i in sorted(scores, key=lambda i: (-scores[i], i)) if i in vectors]
+    top = [i for i in sorted(scores, key=lambda i: (-scores[i], memories[i].text)) if i in vectors]
     top = top[:WINDOW]
     if len(top) < 2:
         return dict(scores)
@@ -320,11 +323,14 @@ def _lead(
         starts = [v.valid_from for v in stated.get(i, ()) if v.key in shared and v.valid_from]
         return max(starts) if starts else memories[i].timestamp
 
+    # Statements of one instant (one add_many chunk, one dated session) have no order in
+    # time: of them the best scored leads (``min``/``max`` keep the first of equals, and
+    # ``ids`` is best first), never the one a random id happens to favour.
     made = [i for i in ids if at is None or when(i) <= at]
     if not made:
         # Everything was said after the asked time: the earliest is the closest to it.
-        return min(ids, key=lambda i: (when(i), i))
-    return max(made, key=lambda i: (when(i), memories[i].timestamp, i))
+        return min(ids, key=when)
+    return max(made, key=lambda i: (when(i), memories[i].timestamp))
 
 
 def _named(text: str, names: Sequence[str]) -> frozenset[str]:

@@ -134,7 +134,9 @@ class Neighbourhood:
                     strength[e.id] = self._standing(e)
         for nid, edges in found.items():
             # Strongest current facts first, so a busy node keeps its best edges under the cap.
-            edges.sort(key=lambda e: (strength[e.id][0], -strength[e.id][1], e.id))
+            # Ties by the fact's words, not the (random) id: the same facts keep the same
+            # edges under the cap on every ingest of the same text.
+            edges.sort(key=lambda e: (strength[e.id][0], -strength[e.id][1], e.fact, e.relation))
             kept = edges[: self.max_fanout]
             self._adj[nid] = [
                 (e.target_id if e.source_id == nid else e.source_id, strength[e.id][1], e)

@@ -157,4 +157,6 @@ def hop_scores(
             for other in holders:
                 if other != s:
                     out[other] = out.get(other, 0.0) + weight / total / spread
-    return sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
+    # Equal scores keep the order the holders were found in (the seeds' rank, then the
+    # lexical hits'), which the same texts reproduce; a random id would not.
+    return sorted(out.items(), key=lambda kv: -kv[1])

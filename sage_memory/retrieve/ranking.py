@@ -78,9 +78,11 @@ def rank_memories(
         # Memories only the graph found join when what found them is specific enough.
         evidence = {i: f + g.entity.get(i, 0.0) for i, f in graph_feat.items()}
         floor = GRAPH_MIN
+    # Equal evidence keeps the walk's order (stable sort): a random id would pick which of
+    # several memories of one entity make the cut differently on each ingest.
     extra = sorted(
         (i for i, v in evidence.items() if v > floor and i not in cos and i not in found),
-        key=lambda i: (-evidence[i], i),
+        key=lambda i: -evidence[i],
     )
     pool += extra[: config.seeds_per_channel]
     pool += [i for i, _ in g.assoc[: w.assoc_take] if i not in pool]
@@ -123,7 +125,7 @@ def rank_memories(
     for m, cost in others.items():
         final[at[m]] -= cost
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}
-    ranked = sorted(scores, key=lambda i: (-scores[i], i))
+    ranked = sorted(scores, key=lambda i: (-scores[i], memories[i].text))
     assoc = [i for i, _ in g.assoc]
     ranked = promote(ranked, scores, assoc, keep=w.assoc_keep, take=w.assoc_take)
     lam = min(config.mmr_lambda, w.mmr_lambda)

@@ -13,6 +13,12 @@ a node of (a team named in a note's heading): the query names a proper-name phra
 Rowing Club") and the memory names another one with the same head word ("Fern Rowing Club":
 the head of a name tells its kind) and none of the words that set the asked one apart.
 
+Neither test applies to a question that describes another entity by a relative clause ("who
+directed the film that was shot in Leland?", "the actress who played ..."): it names one
+entity to reach another, so a memory about a different person or team of that kind is the
+next hop, not someone else's answer. Nor is a name the query itself says a rival of another
+it says ("the Harbour Trust or the Dock Union?").
+
 The graph test reads no more than the search has read (the nodes it linked, expanded and
 walked, with the memories that support them) and spares a memory whose text names the asked
 one by a part of its name ("Alice" for "Alice Moreau", even when the extractor made that a
@@ -42,6 +48,18 @@ NAMED_HOW = ("named", "fuzzy")
 #: specificity: as much as a memory whose facts were all superseded (``Weights.expired``),
 #: since it answers the question as little.
 OTHER_SUBJECT_PENALTY = 0.3
+#: A relative clause: a word, then a relative pronoun ("the film that was shot", "a singer
+#: whose father"). The word before must not be a stopword, so a question opening with
+#: "which" or "who", or a "that" after "is"/"so", is not one.
+_RELATIVE_CLAUSE = re.compile(r"\b([a-z][\w'’-]*)\s+(?:who|whom|whose|which|that)\b")
+
+
+def describes_another(query: str) -> bool:
+    """Whether the query reaches for an entity it does not name through a relative clause
+    (a noun, then who/whom/whose/which/that): then what it names is where the hop starts."""
+    return any(
+        m.group(1) not in QUERY_STOPWORDS for m in _RELATIVE_CLAUSE.finditer(query.casefold())
+    )
 
 
 def asked_subjects(linked: Sequence[LinkedNode]) -> list[Node]:
@@ -71,6 +89,8 @@ def other_subject_penalty(
     that owns the asked one, or the singer of the asked band, is the next hop of a multi-hop
     question, not another subject's answer to this one.
     """
+    if describes_another(query):
+        return {}
     out = _rival_names(query, memories, mids)
     asked = asked_subjects(linked)
     if not asked or not mids:
@@ -143,7 +163,8 @@ def names_rival(query: str, texts: Sequence[str]) -> list[bool]:
     out: list[bool] = []
     for text in texts:
         held = set(word_tokens(text))
-        named = [_content(p) for p in _all_phrases(text)]
+        # A name the query says is asked too, never a rival of the other asked names.
+        named = [n for p in _all_phrases(text) if (n := _content(p)) not in asked]
         out.append(
             any(
                 (rivals := [q for q in named if _same_kind(q, want)])
