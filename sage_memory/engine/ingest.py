@@ -40,7 +40,13 @@ from sage_memory.entities.referent import (
     qualifiers_in,
     referent_check,
 )
-from sage_memory.entities.resolution import GUESSED_LABEL, merged_label, resolve_entity
+from sage_memory.entities.resolution import (
+    GUESSED_LABEL,
+    MENTION_ONLY,
+    merged_label,
+    merged_mention,
+    resolve_entity,
+)
 from sage_memory.extract.salience import assess
 from sage_memory.index.base import VectorIndex, collection_name, query_many
 from sage_memory.schema import Schema
@@ -301,6 +307,8 @@ class Ingestor:
         attributes.pop(GUESSED_LABEL, None)
         if guessed:
             attributes[GUESSED_LABEL] = True
+        if not merged_mention(node.attributes, spec.attributes):
+            attributes.pop(MENTION_ONLY, None)
         updated = dataclasses.replace(
             node,
             aliases=aliases,

@@ -66,6 +66,13 @@ COMPATIBLE_LABELS: frozenset[frozenset[str]] = frozenset(
 #: of one name apart, and a label a fact gives replaces it.
 GUESSED_LABEL = "label_guessed"
 
+#: Node attribute of a name a memory only mentions, with no fact read about it ("we met Ines at
+#: the Lagos office" when no relation phrasing matched): the node links the memory to the name
+#: for entity linking and the graph view, but says nothing of how the memory relates to it, so
+#: the recall walk does not spread a memory's mass through it (see ``retrieve.walk``). A fact
+#: that later names the node clears it.
+MENTION_ONLY = "mention_only"
+
 #: Labels a more specific one replaces when two nodes become one.
 _UNKNOWN_KIND = frozenset({"Entity", "Concept"})
 
@@ -104,6 +111,17 @@ def labels_compatible(a: str, b: str) -> bool:
 def label_guessed(attributes: Mapping[str, Any]) -> bool:
     """Whether a node's (or a proposed node's) label is a guess (:data:`GUESSED_LABEL`)."""
     return bool(attributes.get(GUESSED_LABEL))
+
+
+def mention_only(attributes: Mapping[str, Any]) -> bool:
+    """Whether a node (or a proposed node) is a name only mentioned (:data:`MENTION_ONLY`)."""
+    return bool(attributes.get(MENTION_ONLY))
+
+
+def merged_mention(attributes: Mapping[str, Any], other_attributes: Mapping[str, Any]) -> bool:
+    """Whether a node that absorbs a mention or another node stays mention-only: only when both
+    were (a fact about either makes the merged node a party to a fact)."""
+    return mention_only(attributes) and mention_only(other_attributes)
 
 
 def merged_label(

@@ -50,10 +50,12 @@ from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import match_key
 from sage_memory.entities.resolution import (
     GUESSED_LABEL,
+    MENTION_ONLY,
     cosine,
     label_guessed,
     labels_compatible,
     merged_label,
+    merged_mention,
     name_similarity,
 )
 from sage_memory.entities.siblings import are_siblings, edit_distance, name_tokens
@@ -389,6 +391,8 @@ def merged_node(keep: Node, drop: Node, now: datetime) -> Node:
     attributes.pop(GUESSED_LABEL, None)
     if guessed:
         attributes[GUESSED_LABEL] = True
+    if not merged_mention(keep.attributes, drop.attributes):
+        attributes.pop(MENTION_ONLY, None)
     last = [t for t in (keep.last_accessed, drop.last_accessed) if t is not None]
     return dataclasses.replace(
         keep,

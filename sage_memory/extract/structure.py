@@ -30,7 +30,7 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
-from sage_memory.entities.resolution import GUESSED_LABEL
+from sage_memory.entities.resolution import GUESSED_LABEL, MENTION_ONLY
 from sage_memory.extract.argtypes import is_instrument, is_type
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
@@ -1315,8 +1315,10 @@ class _Reading:
                 node.label = named.label  # a role that said nothing; the name's words do
             if key.strip() and not any(key in t or t in key for t in taken):
                 added = self.nodes.get(self._node(named.name, named.label, standalone=True))
-                if added is not None and named.guessed and named.label != "Entity":
-                    added.attributes[GUESSED_LABEL] = True
+                if added is not None:
+                    added.attributes[MENTION_ONLY] = True
+                    if named.guessed and named.label != "Entity":
+                        added.attributes[GUESSED_LABEL] = True
                 taken.append(key)
 
     def _delta(self) -> GraphDelta:
