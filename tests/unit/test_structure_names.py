@@ -9,7 +9,12 @@ from datetime import UTC, datetime
 import pytest
 
 from sage_memory import SageMemory
-from sage_memory.entities.resolution import GUESSED_LABEL, label_guessed, merged_label
+from sage_memory.entities.resolution import (
+    GUESSED_LABEL,
+    label_guessed,
+    mention_only,
+    merged_label,
+)
 from sage_memory.extract import syntax
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.structure import StructureExtractor
@@ -74,6 +79,20 @@ def test_a_guessed_label_keeps_no_two_nodes_of_one_name_apart() -> None:
         assert node.label == "Organization"  # the fact's label replaced the guess
         assert not label_guessed(node.attributes)
         assert len(node.memory_ids) == 2  # one node for both mentions
+    finally:
+        mem.close()
+
+
+@needs_parser
+def test_a_mentioned_name_is_marked_mention_only_until_a_fact_names_it() -> None:
+    found = {n.name.lower(): n for n in extract("Odile flew to Marlow last week.").nodes}
+    assert mention_only(found["marlow"].attributes)
+    mem = SageMemory(None, embedder="hashing", clock=lambda: NOW)
+    try:
+        mem.add("Odile flew to Marlow last week.", user_id="u")
+        assert mention_only(mem.find_node("Marlow", user_id="u").attributes)
+        mem.add("Trevor works at Marlow.", user_id="u")  # a fact about it: no longer a mention
+        assert not mention_only(mem.find_node("Marlow", user_id="u").attributes)
     finally:
         mem.close()
 
