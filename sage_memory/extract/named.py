@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sage_memory.extract.phrase import Arg, PhraseReader
-from sage_memory.extract.word import CODE, NUM, PROPN, Token
+from sage_memory.extract.word import ADV, CODE, NUM, PROPN, PUNCT, Token
 
 #: Dependency labels of the argument positions a name is taken from (spaCy's English labels):
 #: subjects, objects, the object of a preposition, the complement of a copula, an apposition,
@@ -49,6 +49,10 @@ _PREPOSITION_LABELS = {
 }
 #: The longest name taken (a longer capitalised run is a title or a heading).
 _MAX_WORDS = 4
+#: Dependents before a name that are never part of it: an adverb ("mostly Harbor Weekly"), a
+#: coordinator or punctuation of a list, a negation, a number that counts or dates it ("2024
+#: Marlow Studios"), a preposition.
+_NOT_IN_NAME = frozenset({"advmod", "cc", "punct", "preconj", "neg", "nummod", "prep", "npadvmod"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,8 @@ def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
             continue
         if t.dep == "conj" and toks[t.head].pos not in (PROPN, CODE):
             continue  # a name joined to a common noun or a verb: its position is unknown
+        if t.dep == "conj" and _ampersand(toks, k - 1):
+            continue  # "Stone & Rope": one firm's name, taken whole at its first word
         if t.pos == PROPN and not any(c.isupper() for c in t.text):
             continue  # a name is written with a capital; the tagger's guess on lower case is not
         if k and toks[k - 1].pos == NUM:
@@ -78,7 +84,7 @@ def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
         lo = _left_edge(toks, k)
         if t.lower in reader.time_words or reader.is_time(toks, lo) or reader.is_time(toks, k):
             continue  # "in September", "on Friday": a date, not a thing
-        arg = reader._np(toks, lo, k + 1)
+        arg = reader._np(toks, lo, _right_edge(toks, k))
         if len(arg.words) > _MAX_WORDS or sum(c.isalpha() for c in arg.name) < 2:
             continue  # a heading's run of capitals, an initial, a number
         label = _label(arg, k, toks, reader)
@@ -93,9 +99,41 @@ def _left_edge(toks: list[Token], k: int) -> int:
     """The first word of the phrase headed by ``k``: the words right before it whose chain of
     heads reaches it ("the Lagos office" -> "the"; "New York" -> "New")."""
     lo = k
-    while lo > 0 and _reaches(toks, lo - 1, k):
+    while lo > 0 and _reaches(toks, lo - 1, k) and _may_open(toks[lo - 1]):
         lo -= 1
     return lo
+
+
+def _may_open(tok: Token) -> bool:
+    """Whether a dependent before a name may be part of its phrase (:data:`_NOT_IN_NAME`)."""
+    if tok.text == "&":
+        return True  # "Stone & Rope Climbing"
+    if tok.dep in _NOT_IN_NAME or tok.pos in (ADV, NUM):
+        return False
+    return tok.pos != PUNCT or tok.text in ("-", ".")
+
+
+def _right_edge(toks: list[Token], k: int) -> int:
+    """The end of the name headed by ``k``: a number it takes right after it is part of it
+    ("Terminal 4", "Route 9"), and so is a name joined by an ampersand ("Stone & Rope", a
+    firm's name: an ampersand joins the parts of one name, "and" joins two things)."""
+    end = k + 1
+    if end < len(toks) and toks[end].pos == NUM and toks[end].head == k:
+        return end + 1
+    while (
+        end + 1 < len(toks)
+        and _ampersand(toks, end)
+        and toks[end + 1].pos == PROPN
+        and toks[end + 1].head in (k, end + 1, end + 2)
+    ):
+        end += 2
+        while end < len(toks) and toks[end].pos == PROPN and toks[end - 1].head == end:
+            end += 1  # "Salt & Ash Group": the conjunct's own compound words
+    return end
+
+
+def _ampersand(toks: list[Token], j: int) -> bool:
+    return 0 <= j < len(toks) and toks[j].text == "&"
 
 
 def _reaches(toks: list[Token], j: int, k: int) -> bool:

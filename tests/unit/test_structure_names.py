@@ -148,3 +148,22 @@ def test_a_fact_label_beats_a_guess_and_a_guess_beats_no_kind() -> None:
     assert merged_label("Organization", {}, "Place", guess) == ("Organization", False)
     assert merged_label("Entity", {}, "Person", guess) == ("Person", True)
     assert merged_label("Person", guess, "Entity", {}) == ("Person", True)
+
+
+@needs_parser
+def test_an_adverb_before_a_mentioned_name_is_no_part_of_it() -> None:
+    found = nodes("Priya writes for several papers, chiefly Harbor Weekly.")
+    assert "harbor weekly" in found
+    assert not any(n.startswith("chiefly") for n in found)
+
+
+@needs_parser
+def test_a_number_after_a_mentioned_name_is_part_of_it() -> None:
+    assert "terminal 4" in nodes("The ferry leaves from Terminal 4 at noon.")
+
+
+@needs_parser
+def test_an_ampersand_joins_the_parts_of_one_mentioned_name() -> None:
+    found = nodes("Jonas trains at Stone & Rope every week.")
+    assert "stone & rope" in found
+    assert "rope" not in found and "stone" not in found
