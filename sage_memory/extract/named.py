@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sage_memory.extract.phrase import Arg, PhraseReader
-from sage_memory.extract.word import ADV, CODE, NUM, PROPN, PUNCT, Token
+from sage_memory.extract.word import ADV, CODE, DET, NUM, POSS, PROPN, PUNCT, Token
 
 #: Dependency labels of the argument positions a name is taken from (spaCy's English labels):
 #: subjects, objects, the object of a preposition, the complement of a copula, an apposition,
@@ -77,6 +77,8 @@ def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
             continue  # a name joined to a common noun or a verb: its position is unknown
         if t.dep == "conj" and _ampersand(toks, k - 1):
             continue  # "Stone & Rope": one firm's name, taken whole at its first word
+        if t.dep == "poss" and _named_institution(toks, t.head, reader):
+            continue  # "King's College": the possessor is part of the institution's name
         if t.pos == PROPN and not any(c.isupper() for c in t.text):
             continue  # a name is written with a capital; the tagger's guess on lower case is not
         if k and toks[k - 1].pos == NUM:
@@ -87,11 +89,44 @@ def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
         arg = reader._np(toks, lo, _right_edge(toks, k))
         if len(arg.words) > _MAX_WORDS or sum(c.isalpha() for c in arg.name) < 2:
             continue  # a heading's run of capitals, an initial, a number
+        if _named_institution(toks, k, reader) and (owned := _possessive_name(toks, lo, k)):
+            head = "Place" if t.lower in reader.lex.words("place_heads") else "Organization"
+            out.append(Named(owned, head))
+            continue
         label = _label(arg, k, toks, reader)
         if label:
             out.append(Named(arg.name, label))
         else:
             out.append(Named(arg.name, _position_label(k, toks, len(arg.words)), guessed=True))
+    return out
+
+
+def _named_institution(toks: list[Token], k: int, reader: PhraseReader) -> bool:
+    """Whether ``k`` is the capitalised head noun of an organization's or a place's name
+    ("College", "Hospital", "Square") that a proper-name possessor opens ("King's College",
+    "St. Columba's Hospital"): the possessive is then part of one name, not an owner."""
+    if not 0 <= k < len(toks):
+        return False
+    t = toks[k]
+    lex = reader.lex
+    if t.pos != PROPN or t.lower not in lex.words("org_heads") | lex.words("place_heads"):
+        return False
+    return any(d.dep == "poss" and d.pos == PROPN and d.head == k for d in toks[:k])
+
+
+def _possessive_name(toks: list[Token], lo: int, k: int) -> str:
+    """The words ``lo``..``k`` as one name, the possessive clitic kept on its word ("St.
+    Columba's Hospital"); "" when something other than names and the clitic stands there."""
+    out = ""
+    for t in toks[lo : k + 1]:
+        if t.pos == POSS and t.lower in ("'s", "’s", "'"):
+            out += t.text
+        elif t.pos == PROPN:
+            out += f" {t.text}" if out else t.text
+        elif not out and t.pos == DET:
+            continue  # "the": an article before the name
+        else:
+            return ""
     return out
 
 

@@ -167,3 +167,10 @@ def test_an_ampersand_joins_the_parts_of_one_mentioned_name() -> None:
     found = nodes("Jonas trains at Stone & Rope every week.")
     assert "stone & rope" in found
     assert "rope" not in found and "stone" not in found
+
+
+@needs_parser
+def test_a_possessive_inside_an_institution_name_keeps_one_name() -> None:
+    found = nodes("Ravi studied at King's College in Lagos.")
+    assert "king college" in {name.replace("'s", "") for name in found}
+    assert "king" not in found and "college" not in found
