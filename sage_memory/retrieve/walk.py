@@ -3,9 +3,9 @@
 The walk's graph (HippoRAG 2's shape) has two kinds of node:
 
 - a memory ``m:<id>``, linked to the entities it mentions (the nodes whose provenance lists it:
-  :meth:`~sage_memory.store.base.GraphStore.memory_nodes`), a name it only mentions (a
-  mention-only node: no fact was read about it) by a weak link, since such a name says nothing
-  of how the memory bears on it and a passage mentions many;
+  :meth:`~sage_memory.store.base.GraphStore.memory_nodes`), but not to a name it only
+  mentions (a mention-only node: no fact was read about it; :data:`MENTION_WEIGHT`), since such
+  a name says nothing of how the memory bears on it and a passage mentions many;
 - an entity ``n:<id>``, linked to the memories behind it (its provenance), to other entities by
   the facts between them (weight x confidence, facts that no longer hold damped), and to the
   entities entity resolution found too similar to tell apart (``merge_candidates``: synonymy by
