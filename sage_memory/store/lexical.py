@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import threading
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -26,11 +27,19 @@ K1 = 1.2
 B = 0.75
 
 
-@functools.cache
-def _stemmer() -> object:
-    import snowballstemmer  # type: ignore[import-untyped]
+_LOCAL = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> object:
+    """This thread's Snowball stemmer: one stemmer keeps the word it works on in itself, so
+    two threads sharing one (a search's worker and the caller) corrupt each other's word
+    (an IndexError inside the stemmer)."""
+    found = getattr(_LOCAL, "stemmer", None)
+    if found is None:
+        import snowballstemmer  # type: ignore[import-untyped]
+
+        found = _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return found
 
 
 @functools.lru_cache(maxsize=65536)
