@@ -45,6 +45,8 @@ _CHANGE = re.compile(
     r"|reach(?:es|ed|ing)?|replac\w*|went (?:up|down)|gone (?:up|down)"
     r"|from \S+(?: \S+)? to)\b"
 )
+#: Words between a change cue and the slot's word for the cue to be about the slot.
+NEAR = 6
 #: Where a sentence ends: a full stop, question or exclamation mark before a space, or a
 #: line break (a chat message's list items and code lines are their own sentences).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -62,6 +64,25 @@ def asks_now(text: str) -> bool:
 def marks_change(sentence: str) -> bool:
     """Whether ``sentence`` says a value changed ("the quota is now 1,200 a day")."""
     return bool(_CHANGE.search(sentence.casefold()))
+
+
+def changes_slot(
+    sentence: str, stems: Callable[[str], set[str]], asked: set[str], reach: int = NEAR
+) -> bool:
+    """Whether ``sentence`` says the asked slot changed: a change cue within ``reach`` words
+    of one of the ``asked`` words ("the new sprint deadline", "coverage, which has recently
+    improved to 78%"). A long message has new things and improvements of its own; a cue far
+    from the slot's words is about them."""
+    low = sentence.casefold()
+    words = [(m.start(), m.end()) for m in _WORD.finditer(low)]
+    slot = [k for k, (a, b) in enumerate(words) if stems(low[a:b]) & asked]
+    if not slot:
+        return False
+    for m in _CHANGE.finditer(low):
+        at = next((k for k, (a, b) in enumerate(words) if b > m.start()), len(words))
+        if any(abs(at - k) <= reach for k in slot):
+            return True
+    return False
 
 
 def slot_sentence(

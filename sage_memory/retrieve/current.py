@@ -41,7 +41,7 @@ import numpy as np
 
 from sage_memory.retrieve.change import (
     asks_now,
-    marks_change,
+    changes_slot,
     names_nothing,
     slot_sentence,
     statement_span,
@@ -244,14 +244,16 @@ def current_first(
             continue
         if asked & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
             continue  # the query names a number of the best statement: it asks for that one
-        if not by_time and not keyed:
+        if by_time or keyed:
+            # The statement of the asked time takes the group's best score; the others keep
+            # their order one step lower, so an earlier statement (evidence of the change
+            # too) is displaced by one place, never sent to the group's end.
+            order = [lead, *(i for i in ids if i != lead)]
+        else:
             # A change told in text supersedes what was said before it, not what came after
             # (a later reply that repeats an older figure keeps its place).
             ids = [i for i in ids if i == lead or memories[i].timestamp < memories[lead].timestamp]
-        # The statement of the asked time takes the group's best score; the others keep their
-        # order one step lower, so an earlier statement (evidence of the change too) is
-        # displaced by one place, never sent to the group's end.
-        order = [lead, *(i for i in ids if i != lead)]
+            order = _told_changes(ids, memories, statements.changed)
         held = sorted((scores[i] for i in ids), reverse=True)
         for i, s in zip(order, held, strict=True):
             out[i] = s
@@ -289,7 +291,9 @@ class _Statements:
         self.said = {
             i: slot_sentence(memories[i].text, _stems, self.qterms, self.need) for i in top
         }
-        self.changed = {i for i in top if (hit := self.said[i]) and marks_change(hit[0])}
+        self.changed = {
+            i for i in top if (hit := self.said[i]) and changes_slot(hit[0], _stems, self.qterms)
+        }
         self.near = _nearest(
             [i for i in top if self.to_query[i] >= self.floor], self.mat, NEIGHBOURS
         )
@@ -421,6 +425,22 @@ def _lead(
         return min(ids, key=lambda i: (when(i), ids.index(i)))
     # The latest; among statements of one moment, the best (``ids`` is best first).
     return max(made, key=lambda i: (when(i), memories[i].timestamp, -ids.index(i)))
+
+
+def _told_changes(
+    ids: Sequence[str], memories: Mapping[str, Memory], changed: Collection[str]
+) -> list[str]:
+    """``ids`` (best first) with each statement that says its value changed above the ones
+    said before it: the latest such statement first, then the same again among the earlier
+    (a reply that echoes an update does not leave the update below the value it replaced)."""
+    told = [i for i in ids if i in changed]
+    if not told:
+        return list(ids)
+    lead = max(told, key=lambda i: (memories[i].timestamp, -ids.index(i)))
+    when = memories[lead].timestamp
+    before = [i for i in ids if i != lead and memories[i].timestamp < when]
+    rest = [i for i in ids if i != lead and i not in before]
+    return [lead, *_told_changes(before, memories, changed), *rest]
 
 
 def _named(text: str, names: Sequence[str]) -> frozenset[str]:
