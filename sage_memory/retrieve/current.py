@@ -17,8 +17,17 @@ one slot* when
   every slot it mentions, and plain closeness chained it into one group with a later, other
   slot that then took the lead). Their order is when each was said (the memory's timestamp).
 
+- a later statement says, in its sentence stating the slot asked, that the value changed
+  ("commits merged into main, which has now reached 165"), and holds the slot words of an
+  earlier statement that answers the query (:mod:`.change`): an update told in passing in a
+  long message whose whole text is far from the query.
+
 In each group of such statements the one of the asked time takes the group's best score and the
-others keep their order one place lower (history stays, just below it).
+others keep their order one place lower (history stays, just below it). A group joined by words
+alone is put in time order only when the query asks for the present or names a time; otherwise
+the statements that say their value changed rank above those said before them, and nothing
+else moves (two passages on one topic are no versions of one value). Statements of one moment
+keep the fused order.
 
 When a chosen memory states a value that no longer holds and the memory stating the value that
 holds is not among the chosen, that memory is brought in (:func:`newer_values`; read from the
