@@ -34,6 +34,7 @@ from common import (
     CachedMiniLM,
     Doc,
     Probe,
+    SageRun,
     Tally,
     ablated,
     bm25_system,
@@ -99,6 +100,24 @@ def load_chat(folder: Path) -> tuple[list[Doc], list[Probe]]:
     return docs, probes
 
 
+def _sage(docs: list[Doc], emb: CachedMiniLM, folder: Path, name: str, keep: str | None) -> Any:
+    """The chat's SageMemory: ingested into ``folder``, or with ``keep`` (``--stores``) the
+    store a former run left there, reopened (the retrieval of two commits whose ingestion is
+    the same compared on the same stores, without ingesting again)."""
+    user = f"chat-{name}"
+    ids = folder / "ids.json"
+    if keep and ids.exists():
+        from sage_memory import SageMemory
+
+        return SageRun(
+            SageMemory(folder / "db", embedder=emb), user, json.loads(ids.read_text()), 0
+        )
+    run = sage_run(docs, emb, folder / "db" if keep else folder, user_id=user)
+    if keep:
+        ids.write_text(json.dumps(run.by_memory))
+    return run
+
+
 def message_of(doc_id: str) -> str:
     return doc_id.split("#", 1)[0]
 
@@ -141,7 +160,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             docs, probes = load_chat(chat)
             n_docs += len(docs)
             vecs = emb.warm([d.text for d in docs])
-            sage = sage_run(docs, emb, Path(tmp) / chat.name, user_id=f"chat-{chat.name}")
+            sage = _sage(docs, emb, Path(args.stores or tmp) / chat.name, chat.name, args.stores)
             bm25 = bm25_system(docs)
             dense = dense_system(docs, emb, vecs)
             systems = [sage.system(), bm25, dense, rrf_system(bm25, dense)]
@@ -264,6 +283,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--chats", nargs="*", help="chat folder names (default: all ten)")
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument(
+        "--stores",
+        help="keep each chat's store in this folder and reuse it on the next run (ingest once)",
+    )
     ap.add_argument("--save-as", help="also keep this run as bench/results/beam_<NAME>.json")
     args = ap.parse_args(argv)
     report = run(args)

@@ -17,8 +17,17 @@ one slot* when
   every slot it mentions, and plain closeness chained it into one group with a later, other
   slot that then took the lead). Their order is when each was said (the memory's timestamp).
 
+- a later statement says, in its sentence stating the slot asked, that the value changed
+  ("commits merged into main, which has now reached 165"), and holds the slot words of an
+  earlier statement that answers the query (:mod:`.change`): an update told in passing in a
+  long message whose whole text is far from the query.
+
 In each group of such statements the one of the asked time takes the group's best score and the
-others keep their order one place lower (history stays, just below it).
+others keep their order one place lower (history stays, just below it). A group joined by words
+alone is put in time order only when the query asks for the present or names a time; otherwise
+the statements that say their value changed rank above those said before them, and nothing
+else moves (two passages on one topic are no versions of one value). Statements of one moment
+keep the fused order.
 
 When a chosen memory states a value that no longer holds and the memory stating the value that
 holds is not among the chosen, that memory is brought in (:func:`newer_values`; read from the
@@ -33,12 +42,19 @@ as "in April 2026") puts first the latest statement made by then.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 
+from sage_memory.retrieve.change import (
+    asks_now,
+    changes_slot,
+    names_nothing,
+    slot_sentence,
+    statement_span,
+)
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.types import Edge, Memory, Scope, Vector
@@ -70,6 +86,19 @@ _HISTORICAL = re.compile(
     r"|at first|in the past|history|over time|in order|ever)\b"
 )
 
+
+#: An English inflectional ending (plural, past, participle), cut only when a stem of at least
+#: three letters stays ("meetings" -> "meet", "moved" -> "mov", not "red" -> "r").
+_INFLECTION = re.compile(r"(?<=\w{3})(?:ings?|ed|es|s)$")
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+#: A calendar date or year in a query ("1 February 2026", "March 3rd", "in 2025").
+_DATE = re.compile(
+    rf"(?i)\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    rf"|(?:19|20)\d\d\b)"
+)
 
 #: Memories the newer values of the chosen memories' slots may bring in, at most.
 MAX_BROUGHT = 3
@@ -209,27 +238,88 @@ def current_first(
     top = top[:WINDOW]
     if len(top) < 2:
         return dict(scores)
-    texts = [i for i in top if i in vectors]
-    q = np.asarray(qvec, dtype=np.float32)
-    mat = {i: np.asarray(vectors[i], dtype=np.float32) for i in texts}
-    to_query = {i: float(mat[i] @ q) for i in texts}
-    floor = RELEVANT_SHARE * max(to_query.values(), default=0.0)
-    names = {i: _named(memories[i].text, plan.names) for i in top}
-    keys = {i: {v.key for v in stated.get(i, ())} for i in top}
-    name_words = {w for n in plan.names for w in _stems(n)}
-    qterms = _stems(plan.text) - name_words - {w[:STEM] for w in _WHEN_ASKED}
-    terms = {i: _stems(memories[i].text) & qterms for i in top}
+    statements = _Statements(top, memories, vectors, qvec, plan, stated)
+    # Without a "now" or a reference time in the query, a group joined by words alone is
+    # put in time order only by a later statement that says its value changed.
+    by_time = asks_now(plan.text) or at is not None
+    members = _groups(top, statements.same_slot)
+    # A number the query names picks its statement ("the 3 PM call"); one inside a name
+    # ("Y6", "v2 API") names the subject, and a date's ("on 1 May 2026") the asked time.
+    asked = _numbers(_DATE.sub(" ", plan.text)) - {w for n in plan.names for w in _numbers(n)}
+    out = dict(scores)
+    for ids in members:  # each best first
+        if len(ids) < 2:
+            continue
+        keyed = bool(set.intersection(*(statements.keys[i] for i in ids)))
+        lead = _lead(ids, memories, statements.keys, stated, at, by_time, statements.changed)
+        if lead is None or lead == ids[0]:
+            continue
+        if asked & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
+            continue  # the query names a number of the best statement: it asks for that one
+        if by_time or keyed:
+            # The statement of the asked time takes the group's best score; the others keep
+            # their order one step lower, so an earlier statement (evidence of the change
+            # too) is displaced by one place, never sent to the group's end.
+            order = [lead, *(i for i in ids if i != lead)]
+        else:
+            # A change told in text supersedes what was said before it, not what came after
+            # (a later reply that repeats an older figure keeps its place).
+            ids = [i for i in ids if i == lead or memories[i].timestamp < memories[lead].timestamp]
+            order = _told_changes(ids, memories, statements.changed)
+        held = sorted((scores[i] for i in ids), reverse=True)
+        for i, s in zip(order, held, strict=True):
+            out[i] = s
+    return out
 
-    near = _nearest([i for i in top if to_query[i] >= floor], mat, NEIGHBOURS)
 
-    def same_slot(a: str, b: str) -> bool:
-        if a not in mat or b not in mat:
-            return False
+class _Statements:
+    """What :func:`current_first` compares of its candidates: closeness to the query and to
+    each other, the query's names and slot words each holds, the graph slots each states,
+    and the sentence stating the asked slot (and whether it says the value changed)."""
+
+    def __init__(
+        self,
+        top: Sequence[str],
+        memories: Mapping[str, Memory],
+        vectors: Mapping[str, Vector],
+        qvec: Vector,
+        plan: QueryPlan,
+        stated: Mapping[str, Sequence[SlotValue]],
+    ) -> None:
+        q = np.asarray(qvec, dtype=np.float32)
+        self.memories, self.plan = memories, plan
+        self.mat = {i: np.asarray(vectors[i], dtype=np.float32) for i in top}
+        self.to_query = {i: float(self.mat[i] @ q) for i in top}
+        self.floor = RELEVANT_SHARE * max(self.to_query.values(), default=0.0)
+        self.names = {i: _named(memories[i].text, plan.names) for i in top}
+        self.keys = {i: {v.key for v in stated.get(i, ())} for i in top}
+        name_words = {w for n in plan.names for w in _stems(n)}
+        self.qterms = _stems(plan.text) - name_words - {w[:STEM] for w in _WHEN_ASKED}
+        self.terms = {i: _stems(memories[i].text) & self.qterms for i in top}
+        # The sentence of each statement that states the asked slot, when one does, and
+        # whether it says the value changed (:mod:`.change`): a long message tells an update
+        # in passing.
+        self.need = min(SLOT_WORDS, len(self.qterms))
+        self.said = {
+            i: slot_sentence(memories[i].text, _stems, self.qterms, self.need) for i in top
+        }
+        self.changed = {
+            i for i in top if (hit := self.said[i]) and changes_slot(hit[0], _stems, self.qterms)
+        }
+        self.near = _nearest(
+            [i for i in top if self.to_query[i] >= self.floor], self.mat, NEIGHBOURS
+        )
+
+    def same_slot(self, a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` state values of one slot (see the module docstring)."""
+        keys, names = self.keys, self.names
         # Both must answer the query about as well as the best: a slot the query does not
         # ask about (what "the user" prefers, in a question about a count) is not joined.
-        relevant = min(to_query[a], to_query[b]) >= floor
+        relevant = min(self.to_query[a], self.to_query[b]) >= self.floor
         if relevant and keys[a] & keys[b]:
             return True  # the graph says so: one subject, one single-valued relation
+        if self.restates(a, b) or self.restates(b, a):
+            return True
         if {s for s, _ in keys[a]} & {s for s, _ in keys[b]}:
             # The graph says they are other slots of one subject ("Alice likes jazz", "Alice
             # moved to Berlin"): however close their words, neither is the other's update.
@@ -243,39 +333,44 @@ def current_first(
         # The words of the slot asked (the query's words other than its names) that both
         # state: "the lab partner" in "Imogen's lab partner is Jonas" and "my new lab partner
         # is Sade", whatever else each says.
-        if len(terms[a] & terms[b]) >= min(SLOT_WORDS, len(qterms)) > 0:
+        if len(self.terms[a] & self.terms[b]) >= self.need > 0:
             return True
         # Near paraphrases, and each among the other's nearest: a world's notes share their
         # header and topic, so closeness alone chains a preamble to every slot it mentions.
-        return b in near[a] and a in near[b] and float(mat[a] @ mat[b]) >= PARAPHRASE
+        near = b in self.near[a] and a in self.near[b]
+        return near and float(self.mat[a] @ self.mat[b]) >= PARAPHRASE
 
-    members = _groups(top, same_slot)
-    # A number the query names picks its statement ("the 3 PM call"); one inside a name
-    # ("Y6", "v2 API") names the subject, not a value.
-    asked = _numbers(plan.text) - {w for n in plan.names for w in _numbers(n)}
-    out = dict(scores)
-    for ids in members:  # each best first
-        if len(ids) < 2:
-            continue
-        lead = _lead(ids, memories, keys, stated, at)
-        if lead is None or lead == ids[0]:
-            continue
-        if asked & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
-            continue  # the query names a number of the best statement: it asks for that one
-        # The statement of the asked time takes the group's best score; the others keep their
-        # order one step lower, so an earlier statement (evidence of the change too) is
-        # displaced by one place, never sent to the group's end.
-        order = [lead, *(i for i in ids if i != lead)]
-        held = sorted((scores[i] for i in ids), reverse=True)
-        for i, s in zip(order, held, strict=True):
-            out[i] = s
-    return out
+    def restates(self, old: str, new: str) -> bool:
+        """``new``, said later, restates ``old``'s slot with a change: its slot sentence says
+        the value changed and holds the asked words ``old`` holds, ``old`` answers the query,
+        and the sentence names what ``old`` names, or nothing. The later message may be long
+        and about much else, so its whole text need not be close to the query."""
+        memories = self.memories
+        if new not in self.changed or memories[new].timestamp <= memories[old].timestamp:
+            return False
+        sentence, held = self.said[new] or ("", set())
+        if self.to_query[old] < self.floor or len(held & self.terms[old]) < self.need:
+            return False
+        if not (self.names[old] or self.names[new]):
+            return True
+        named = _named(sentence, self.plan.names)
+        if self.names[old] & named:
+            return True
+        # A value told in passing leaves out the name of what it counts ("commits merged
+        # into main, which has now reached 165"); a twin team's note names its own team.
+        span = statement_span(sentence, _stems, self.qterms)
+        return not named and names_nothing(span)
 
 
 def _stems(text: str) -> set[str]:
-    """The content words of ``text``, each cut to its first letters (a cheap stem that joins
-    "coverage" and "covered", "merged" and "merges")."""
-    return {w[:STEM] for w in word_tokens(text) if w not in QUERY_STOPWORDS and len(w) > 2}
+    """The content words of ``text``, each without its inflection (-s, -es, -ed, -ing) and
+    cut to its first letters (a cheap stem that joins "coverage" and "covered", "merged" and
+    "merges", "meet" and "meetings")."""
+    return {
+        _INFLECTION.sub("", w)[:STEM]
+        for w in word_tokens(text)
+        if w not in QUERY_STOPWORDS and len(w) > 2
+    }
 
 
 def _nearest(ids: Sequence[str], mat: Mapping[str, np.ndarray], k: int) -> dict[str, set[str]]:
@@ -313,24 +408,51 @@ def _lead(
     keys: Mapping[str, set[tuple[str, str]]],
     stated: Mapping[str, Sequence[SlotValue]],
     at: datetime | None,
+    by_time: bool = True,
+    changed: Collection[str] = (),
 ) -> str | None:
     """The statement of the asked time: the latest made by ``at`` (None: the latest). Its
     time is world time: the start of the value it states when every member states a value of
-    one slot the graph knows, else when it was said."""
+    one slot the graph knows, else when it was said.
+
+    A group the graph does not hold is ordered by time only when ``by_time`` (the query asks
+    for the present or names a time); else only a later statement that says its value
+    changed (``changed``) may lead it. A statement later than the best in name only (the
+    same moment, as for passages stored in one batch) never leads: the order between them
+    is unknown, so the fused order stays."""
     shared = set.intersection(*(keys[i] for i in ids))
 
     def when(i: str) -> datetime:
         starts = [v.valid_from for v in stated.get(i, ()) if v.key in shared and v.valid_from]
         return max(starts) if starts else memories[i].timestamp
 
-    # Statements of one instant (one add_many chunk, one dated session) have no order in
-    # time: of them the best scored leads (``min``/``max`` keep the first of equals, and
-    # ``ids`` is best first), never the one a random id happens to favour.
+    if not shared and not by_time:
+        # Only a statement that says its value changed may lead, over those said before it.
+        ids = [i for i in ids if i in changed]
+        if not ids:
+            return None
     made = [i for i in ids if at is None or when(i) <= at]
     if not made:
         # Everything was said after the asked time: the earliest is the closest to it.
-        return min(ids, key=when)
-    return max(made, key=lambda i: (when(i), memories[i].timestamp))
+        return min(ids, key=lambda i: (when(i), ids.index(i)))
+    # The latest; among statements of one moment, the best (``ids`` is best first).
+    return max(made, key=lambda i: (when(i), memories[i].timestamp, -ids.index(i)))
+
+
+def _told_changes(
+    ids: Sequence[str], memories: Mapping[str, Memory], changed: Collection[str]
+) -> list[str]:
+    """``ids`` (best first) with each statement that says its value changed above the ones
+    said before it: the latest such statement first, then the same again among the earlier
+    (a reply that echoes an update does not leave the update below the value it replaced)."""
+    told = [i for i in ids if i in changed]
+    if not told:
+        return list(ids)
+    lead = max(told, key=lambda i: (memories[i].timestamp, -ids.index(i)))
+    when = memories[lead].timestamp
+    before = [i for i in ids if i != lead and memories[i].timestamp < when]
+    rest = [i for i in ids if i != lead and i not in before]
+    return [lead, *_told_changes(before, memories, changed), *rest]
 
 
 def _named(text: str, names: Sequence[str]) -> frozenset[str]:

@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sage_memory.config import RetrieveConfig
 from sage_memory.embed.base import Embedder
@@ -65,6 +65,9 @@ from sage_memory.types import (
     as_utc,
     replace,
 )
+
+#: The start of time, for a fact without a start (it sorts first in the history).
+_EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
 class Retriever:
@@ -187,6 +190,9 @@ class Retriever:
         packed = [h for h, other in zip(edge_hits, told, strict=True) if not other]
         core = [h for h in packed if graph.relevant.get(h.edge.id, True)]
         past = [h for h in packed if not graph.relevant.get(h.edge.id, True)]
+        # History reads as a timeline: the facts that no longer hold by world time, oldest
+        # first (the current value leads the core facts above it).
+        past.sort(key=lambda h: h.edge.valid_from or _EPOCH)
         # The memories a structure answer cites lead the background: the whole chain fits.
         background = lead_memories(
             store, scope.partition, view, sorted(hits, key=lambda h: -h.score)

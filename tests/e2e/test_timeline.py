@@ -122,6 +122,15 @@ def test_any_add_order_gives_the_true_history(
         # fusion alone picks another value (the graph brings the value that holds in)
         assert _first_value(mem, relation) == story[-1][0]
         assert _first_value(mem, relation, limit=1) == story[-1][0]
+        # the context: the current value among the core facts, the former ones in the
+        # history in time order
+        question = KINDS[relation][3].format(s=SUBJECT[relation])
+        context = mem.search(question, user_id="u").context
+        core, _, past = context.partition("## History")
+        assert f"{SUBJECT[relation]} {relation} {story[-1][0]}" in core
+        told = [past.find(f"{relation} {v} ") for v, _ in story[:-1]]
+        assert all(at >= 0 for at in told), context
+        assert told == sorted(told)
         # as_of: the value valid at a moment inside each interval
         for value, when in story:
             at = when + timedelta(hours=12)

@@ -52,9 +52,11 @@ def _order(scores: dict[str, float]) -> list[str]:
 def test_the_latest_statement_of_a_slot_takes_its_best_score() -> None:
     plan = analyze("Where is the Otter team's printer?", NOW)
     out = current_first(SCORES, MEMORIES, VECTORS, QVEC, plan, None)
-    # the latest statement of the slot takes its best score, the others keep their order one
-    # place lower; the twin team's note and the unrelated note keep their scores
-    assert _order(out) == ["new", "twin", "old", "mid", "other"]
+    # the latest statement of the slot takes its best score; the question has no "now", so
+    # the order comes from what the statements say: each that says the value changed ("now",
+    # "moved to") ranks above those said before it; the twin team's note and the unrelated
+    # note keep their scores
+    assert _order(out) == ["new", "twin", "mid", "old", "other"]
     assert sorted(out.values()) == sorted(SCORES.values())
 
 

@@ -1,0 +1,124 @@
+"""Reading a changing fact in text: does the query ask for the present value, and does a
+statement say that its value changed?
+
+Current value first (:mod:`.current`) reorders the statements of one slot by time. When the
+graph holds the slot (a single-valued relation), its values are known to change and their
+world time orders them. Statements joined by their words alone are another matter: passages
+about one topic ("the river's length", "the band's first album") are not versions of one
+value, and ordering them by when they were stored moves memories for a question that asks
+about no change. So a group joined by words is put in time order only when
+
+- the query asks for the present ("now", "these days", "at the moment", ...) or names a
+  time (``as_of``, "in May 2026"): it asks which of several values holds; or
+- the later statement says its value changed, in the sentence that states the slot asked
+  ("the quota is now 1,200", "the call moved to Friday", "coverage went up to 80%"): a
+  change told in passing, with no typed fact behind it.
+
+The cues are English grammar, not a list fitted to any data: present-time adverbs (now,
+currently, nowadays, these days), adverbs of recent change (recently, lately, anymore, no
+longer, instead), the adjectives of a replaced value (new, updated, revised, latest), the
+change-of-state verbs of a value (change, switch, move, reschedule, postpone, update, revise,
+adjust, increase, decrease, raise, lower, grow, rise, drop, fall, reduce, extend, shorten,
+expand, improve, reach, replace: Levin 1993, "verbs of change of state" and "calibratable
+change of state" classes), and the "from X to Y" frame of a change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+#: The query asks for the value that holds at present.
+_NOW_ASKED = re.compile(
+    r"\b(now|nowadays|currently|current|these days|today|at the moment|at present"
+    r"|presently|latest|still|anymore|any more|right now|as it stands)\b"
+)
+
+#: A statement says its value changed (see the module docstring for the classes).
+_CHANGE = re.compile(
+    r"\b(now|currently|nowadays|these days|recently|lately|anymore|any more|no longer|instead"
+    r"|new|newly|updated?|updating|revised?|revising|latest"
+    r"|chang(?:e|es|ed|ing)|switch(?:es|ed|ing)?|mov(?:e|es|ed|ing)|reschedul\w*|postpon\w*"
+    r"|push(?:ed)? back|brought forward|adjust\w*|increas\w*|decreas\w*"
+    r"|rais(?:e|es|ed|ing)|lower(?:s|ed|ing)|gr(?:ew|own)|ris(?:e|es|en|ing)|rose"
+    r"|dropp(?:ed|ing)|fell|fallen|reduc\w*|extend\w*|shorten\w*|expand\w*|improv\w*"
+    r"|reach(?:es|ed|ing)?|replac\w*|went (?:up|down)|gone (?:up|down)"
+    r"|from \S+(?: \S+)? to)\b"
+)
+#: Words between a change cue and the slot's word for the cue to be about the slot.
+NEAR = 6
+#: Where a sentence ends: a full stop, question or exclamation mark before a space, or a
+#: line break (a chat message's list items and code lines are their own sentences).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+#: A word and what stands just before it (a capital after a colon or a full stop starts a
+#: sentence; it names nothing).
+_WORD = re.compile(r"[\w'-]+")
+_WORD_AFTER = re.compile(r"([^\w\s]?)\s*\b([A-Za-z][\w&'-]*)")
+
+
+def asks_now(text: str) -> bool:
+    """Whether the query asks for the value that holds at present ("where is she now?")."""
+    return bool(_NOW_ASKED.search(text.casefold()))
+
+
+def marks_change(sentence: str) -> bool:
+    """Whether ``sentence`` says a value changed ("the quota is now 1,200 a day")."""
+    return bool(_CHANGE.search(sentence.casefold()))
+
+
+def changes_slot(
+    sentence: str, stems: Callable[[str], set[str]], asked: set[str], reach: int = NEAR
+) -> bool:
+    """Whether ``sentence`` says the asked slot changed: a change cue within ``reach`` words
+    of one of the ``asked`` words ("the new sprint deadline", "coverage, which has recently
+    improved to 78%"). A long message has new things and improvements of its own; a cue far
+    from the slot's words is about them."""
+    low = sentence.casefold()
+    words = [(m.start(), m.end()) for m in _WORD.finditer(low)]
+    slot = [k for k, (a, b) in enumerate(words) if stems(low[a:b]) & asked]
+    if not slot:
+        return False
+    for m in _CHANGE.finditer(low):
+        at = next((k for k, (a, b) in enumerate(words) if b > m.start()), len(words))
+        if any(abs(at - k) <= reach for k in slot):
+            return True
+    return False
+
+
+def slot_sentence(
+    text: str, stems: Callable[[str], set[str]], asked: set[str], need: int
+) -> tuple[str, set[str]] | None:
+    """The sentence of ``text`` holding the most of the ``asked`` words (``stems`` reads a
+    text's words), with the asked words it holds; None when no sentence holds ``need`` of
+    them. A long message states the asked slot in one of its sentences; the rest is about
+    other things."""
+    best: tuple[str, set[str]] | None = None
+    if need < 1:
+        return None  # the query asks no slot words: nothing to find a sentence by
+    for sentence in _SENTENCE_END.split(text):
+        held = stems(sentence) & asked
+        if len(held) >= need and (best is None or len(held) > len(best[1])):
+            best = (sentence, held)
+    return best
+
+
+def statement_span(sentence: str, stems: Callable[[str], set[str]], asked: set[str]) -> str:
+    """The part of ``sentence`` from its first asked word or change cue to its last: the words
+    that state the value and its change ("commits merged into the main branch, which has now
+    reached 165"), without the rest of a long sentence about other things."""
+    marks = [m.span() for m in _CHANGE.finditer(sentence.casefold())]
+    marks += [m.span() for m in _WORD.finditer(sentence) if stems(m.group()) & asked]
+    if not marks:
+        return ""
+    return sentence[min(a for a, _ in marks) : max(b for _, b in marks)]
+
+
+def names_nothing(sentence: str) -> bool:
+    """Whether ``sentence`` names no one and nothing: no capitalised word but its first and
+    "I". A value told in passing ("the count has now reached 40") often leaves out the name
+    of what it counts; a twin team's note names its own team."""
+    for k, (before, word) in enumerate(_WORD_AFTER.findall(sentence)):
+        starts = k == 0 or before in {":", ".", "!", "?", '"', "("}
+        if word[0].isupper() and not starts and word != "I" and not word.startswith("I'"):
+            return False
+    return True
