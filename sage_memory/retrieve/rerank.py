@@ -25,8 +25,8 @@ import json
 import re
 import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
@@ -198,11 +198,13 @@ class RerankStage:
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def _executor(self) -> ThreadPoolExecutor:
+    def _submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        # Under the lock ``close`` takes, so a call racing a close never submits to a pool
+        # already shut down.
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(2, thread_name_prefix="sage-rerank")
-            return self._pool
+            return self._pool.submit(fn, *args, **kwargs)
 
     def close(self) -> None:
         with self._lock:
@@ -242,7 +244,7 @@ class RerankStage:
         if len(texts) < 2:  # nothing to reorder: no call
             return list(hits), outcome("skipped")
         messages = rerank_messages(query, texts)
-        future = self._executor().submit(chat.complete, messages, json_schema=RERANK_JSON_SCHEMA)
+        future = self._submit(chat.complete, messages, json_schema=RERANK_JSON_SCHEMA)
         try:
             answer = future.result(timeout=timeout_s)
         except FutureTimeout:

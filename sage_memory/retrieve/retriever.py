@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from sage_memory.config import RetrieveConfig
 from sage_memory.embed.base import Embedder
@@ -68,6 +69,8 @@ from sage_memory.types import (
 
 #: The start of time, for a fact without a start (it sorts first in the history).
 _EPOCH = datetime.min.replace(tzinfo=UTC)
+#: What a job on the helper thread returns.
+T = TypeVar("T")
 
 
 class Retriever:
@@ -106,12 +109,15 @@ class Retriever:
         self._rerank = RerankStage()
         self._intent = IntentReader(embedder)
 
-    def _worker(self) -> ThreadPoolExecutor:
-        """One helper thread, started on first search (nothing happens at construction)."""
+    def _submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        """Run ``fn`` on the helper thread, started on first search (nothing happens at
+        construction). Submitted under the lock ``close`` takes: a search racing a close
+        either lands before the shutdown (which waits for it) or starts a new thread, never
+        submits to a pool already shut down."""
         with self._pool_lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="sage-retrieve")
-            return self._pool
+            return self._pool.submit(fn, *args, **kwargs)
 
     def close(self) -> None:
         """Stop the helper thread (idempotent; a later search starts a new one)."""
@@ -151,7 +157,7 @@ class Retriever:
         store: GraphReader = RunView(self.store, scope) if needs_view(scope) else self.store
         # The word channels need no vector: they run while the query is embedded (SQLite and
         # numpy release the GIL), which hides most of their cost.
-        pending = self._worker().submit(word_seeds, store, scope, query, phrases=plan.phrases, k=k)
+        pending = self._submit(word_seeds, store, scope, query, phrases=plan.phrases, k=k)
         try:
             qvec = self.embedder.embed_query(query)
             dense = dense_seeds(self.index, scope, qvec, k=k)
@@ -166,7 +172,7 @@ class Retriever:
         if walk and w.assoc_take > 0:
             # The one-name hop reads on the helper thread while names are linked and walked.
             seeds = hop_seeds(dense, words.memories)
-            mentions = self._worker().submit(mention_links, store, scope, plan.text, seeds)
+            mentions = self._submit(mention_links, store, scope, plan.text, seeds)
         graph = gather(ask, words, self.index, self.config)
         if walk:
             recall(ask, graph, dense, words.memories, self.config, mentions)
