@@ -78,10 +78,23 @@ def answered(text: str, q: dict[str, Any]) -> bool:
     return all(hits) if q.get("mode", "all") == "all" else any(hits)
 
 
+#: Written dates a world file may give for ``as_of`` (the SPEC does not fix a format; ISO first).
+DATE_FORMATS = ("%B %d, %Y", "%d %B %Y", "%b %d, %Y", "%d %b %Y")
+
+
 def parse_time(value: str | None) -> datetime | None:
     if not value:
         return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        pass
+    for fmt in DATE_FORMATS:  # a date as written: the day's start, like an ISO date
+        try:
+            return datetime.strptime(value.strip(), fmt)
+        except ValueError:
+            continue
+    raise ValueError(f"as_of {value!r}: not ISO-8601 nor a date like 'March 7, 2026'")
 
 
 def load_worlds(folder: Path = WORLDS) -> list[dict[str, Any]]:
