@@ -40,13 +40,7 @@ from sage_memory.entities.referent import (
     qualifiers_in,
     referent_check,
 )
-from sage_memory.entities.resolution import (
-    GUESSED_LABEL,
-    MENTION_ONLY,
-    merged_label,
-    merged_mention,
-    resolve_entity,
-)
+from sage_memory.entities.resolution import resolve_entity
 from sage_memory.extract.salience import assess
 from sage_memory.index.base import VectorIndex, collection_name, query_many
 from sage_memory.schema import Schema
@@ -302,13 +296,9 @@ class Ingestor:
         known = [q for q in node.attributes.get(QUALIFIERS, ()) if isinstance(q, str)]
         if seen := qualifiers_in(memory.text, spec.name) - set(known):
             attributes[QUALIFIERS] = sorted({*known, *seen})
-        # a more specific label learnt later wins, and a label a fact gives beats a guess
-        label, guessed = merged_label(node.label, node.attributes, spec.label, spec.attributes)
-        attributes.pop(GUESSED_LABEL, None)
-        if guessed:
-            attributes[GUESSED_LABEL] = True
-        if not merged_mention(node.attributes, spec.attributes):
-            attributes.pop(MENTION_ONLY, None)
+        label = node.label
+        if label in ("Entity", "Concept") and spec.label not in ("Entity", "Concept"):
+            label = spec.label  # a more specific label learnt later wins
         updated = dataclasses.replace(
             node,
             aliases=aliases,

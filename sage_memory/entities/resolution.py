@@ -27,7 +27,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -61,21 +61,6 @@ COMPATIBLE_LABELS: frozenset[frozenset[str]] = frozenset(
     )
 )
 
-#: Node attribute of a label an extractor guessed from where a name stands, not from what
-#: the text says of it ("in Kestrel": a town? a project?): such a label never keeps two nodes
-#: of one name apart, and a label a fact gives replaces it.
-GUESSED_LABEL = "label_guessed"
-
-#: Node attribute of a name a memory only mentions, with no fact read about it ("we met Ines at
-#: the Lagos office" when no relation phrasing matched): the node links the memory to the name
-#: for entity linking and the graph view, but says nothing of how the memory relates to it, so
-#: the recall walk does not spread a memory's mass through it (see ``retrieve.walk``). A fact
-#: that later names the node clears it.
-MENTION_ONLY = "mention_only"
-
-#: Labels a more specific one replaces when two nodes become one.
-_UNKNOWN_KIND = frozenset({"Entity", "Concept"})
-
 #: Most ambiguous candidates reported.
 MAX_AMBIGUOUS = 5
 
@@ -106,36 +91,6 @@ def labels_compatible(a: str, b: str) -> bool:
     if x == y or x in WILDCARD_LABELS or y in WILDCARD_LABELS:
         return True
     return frozenset((x, y)) in COMPATIBLE_LABELS
-
-
-def label_guessed(attributes: Mapping[str, Any]) -> bool:
-    """Whether a node's (or a proposed node's) label is a guess (:data:`GUESSED_LABEL`)."""
-    return bool(attributes.get(GUESSED_LABEL))
-
-
-def mention_only(attributes: Mapping[str, Any]) -> bool:
-    """Whether a node (or a proposed node) is a name only mentioned (:data:`MENTION_ONLY`)."""
-    return bool(attributes.get(MENTION_ONLY))
-
-
-def merged_mention(attributes: Mapping[str, Any], other_attributes: Mapping[str, Any]) -> bool:
-    """Whether a node that absorbs a mention or another node stays mention-only: only when both
-    were (a fact about either makes the merged node a party to a fact)."""
-    return mention_only(attributes) and mention_only(other_attributes)
-
-
-def merged_label(
-    label: str, attributes: Mapping[str, Any], other: str, other_attributes: Mapping[str, Any]
-) -> tuple[str, bool]:
-    """The label of a node (``label``) that absorbs a mention or a node labelled ``other``, and
-    whether it is a guess: a specific label beats "Entity" or "Concept", and a label a fact
-    gave beats a guessed one."""
-    guessed = label_guessed(attributes)
-    if other not in _UNKNOWN_KIND and (
-        label in _UNKNOWN_KIND or (guessed and not label_guessed(other_attributes))
-    ):
-        return other, label_guessed(other_attributes)
-    return label, guessed
 
 
 def name_similarity(a: str, b: str) -> float:
@@ -239,8 +194,7 @@ def resolve_entity(
     best: Resolution | None = None
     scores: dict[str, float] = {}
     for node in candidates:
-        guess = label_guessed(spec.attributes) or label_guessed(node.attributes)
-        if not guess and not labels_compatible(spec.label, node.label):
+        if not labels_compatible(spec.label, node.label):
             continue
         canon = _canonical((node.name, *node.aliases), table)
         fuzzy = max((name_similarity(a, b) for a in spec_canon for b in canon), default=0.0)

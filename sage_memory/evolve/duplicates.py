@@ -48,16 +48,7 @@ from numpy.typing import NDArray
 
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import match_key
-from sage_memory.entities.resolution import (
-    GUESSED_LABEL,
-    MENTION_ONLY,
-    cosine,
-    label_guessed,
-    labels_compatible,
-    merged_label,
-    merged_mention,
-    name_similarity,
-)
+from sage_memory.entities.resolution import cosine, labels_compatible, name_similarity
 from sage_memory.entities.siblings import are_siblings, edit_distance, name_tokens
 from sage_memory.evolve.proposal import Proposal, is_current, pair_key
 from sage_memory.store.base import name_key
@@ -210,8 +201,7 @@ def _ruled_out(
     """
     if a.id == b.id or SUMMARY_LABEL in (a.label, b.label):
         return None
-    guess = label_guessed(a.attributes) or label_guessed(b.attributes)
-    if not guess and not labels_compatible(a.label, b.label):
+    if not labels_compatible(a.label, b.label):
         return None
     if any(r not in LOOSE for r in linked_by):
         return None
@@ -387,12 +377,9 @@ def merged_node(keep: Node, drop: Node, now: datetime) -> Node:
     else:
         attributes.pop("merge_candidates", None)
     attributes["merged_from"] = [*keep.attributes.get("merged_from", ()), drop.id]
-    label, guessed = merged_label(keep.label, keep.attributes, drop.label, drop.attributes)
-    attributes.pop(GUESSED_LABEL, None)
-    if guessed:
-        attributes[GUESSED_LABEL] = True
-    if not merged_mention(keep.attributes, drop.attributes):
-        attributes.pop(MENTION_ONLY, None)
+    label = keep.label
+    if label in ("Entity", "Concept") and drop.label not in ("Entity", "Concept"):
+        label = drop.label
     last = [t for t in (keep.last_accessed, drop.last_accessed) if t is not None]
     return dataclasses.replace(
         keep,

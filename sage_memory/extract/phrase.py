@@ -102,7 +102,6 @@ class PhraseReader:
         self.time_mods = lex.words("time_modifiers")
         self.discourse = lex.words("discourse")
         self.quantifiers = lex.words("quantifiers")
-        self.quantity_adjectives = lex.words("quantity_adjectives")
         self.hedges = lex.words("hedges")
         self.label_nouns = lex.words("label_nouns")
 
@@ -436,7 +435,6 @@ class PhraseReader:
             and toks[k].lower in self.label_nouns
         ):
             k += 1  # "user U123" -> U123, "task 'write tests'" -> write tests
-        k += self._appositive_name(toks[k:e])
         span = toks[k:e][:_MAX_NAME_TOKENS]
         if not span:
             return Arg(s, e, "", NP)
@@ -473,24 +471,6 @@ class PhraseReader:
             words=tuple(words),
         )
 
-    def _appositive_name(self, span: list[Token]) -> int:
-        """How many words open a close apposition of a kin or role noun and a name ("my
-        sister Ines", "our accountant Mr. Osei", "the new intern Oskar"): the name identifies
-        the person, the noun only says how they relate; 0 when the span is no such pair."""
-        people = self.lex.words("person_nouns") | self.lex.words("role_heads")
-        for p in range(1, len(span)):
-            if span[p].pos != PROPN:
-                continue
-            before = span[p - 1]
-            if (
-                before.pos == NOUN
-                and (before.lower in people or singular(before.lower) in people)
-                and all(t.pos == PROPN or t.lower == "." for t in span[p:])
-            ):
-                return p
-            return 0
-        return 0
-
     def _np_start(self, toks: list[Token], s: int, e: int) -> tuple[int, str]:
         """Where a noun phrase's name starts (past articles, possessors, quantities) and the
         possessor it names ("Python's FastAPI" -> FastAPI, possessor Python)."""
@@ -512,14 +492,6 @@ class PhraseReader:
             k += 1
         if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
             k += 1  # "their own room"
-        if (
-            k + 1 < e
-            and k > s
-            and toks[k - 1].pos in (DET, POSS)
-            and toks[k].lower in self.quantity_adjectives
-            and toks[k + 1].pos in (NOUN, PROPN, ADJ)
-        ):
-            k += 1  # "the whole budget": how much of it, not which
         # a leading cardinal ("two photos") is a quantity, not part of the name
         if (k + 1 < e and toks[k].pos == NUM and toks[k].lower.isalpha()) or (
             k + 1 < e

@@ -30,14 +30,12 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
-from sage_memory.entities.resolution import GUESSED_LABEL, MENTION_ONLY
 from sage_memory.extract.argtypes import is_instrument, is_type
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
-from sage_memory.extract.named import Named, named_things
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.plan import PlanReader
 from sage_memory.extract.text import split_sentences
@@ -238,7 +236,6 @@ class _Reading:
         ]
         self.event_time: datetime | None = None
         self.sentences: list[tuple[str, list[Token]]] = []
-        self.named: list[Named] = []  # names the fact-stating sentences mention
 
     def _user_name(self) -> str:
         meta = self.memory.metadata if isinstance(self.memory.metadata, dict) else {}
@@ -264,7 +261,6 @@ class _Reading:
                 if answered:
                     self._sentence(f"{previous[0]} {sentence}", tokenize(answered, self.lex))
             previous = (sentence, toks)
-        self._add_named()
         return self._delta()
 
     def _answered(self, question: list[Token], answer: list[Token]) -> str:
@@ -375,7 +371,6 @@ class _Reading:
                 self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
-        self.named.extend(named_things(toks, self.ex.matcher.reader))
 
     def _subject_antecedent(self, toks: list[Token]) -> None:
         """ "The pantry refit can't go ahead; it's waiting on a quote": a common noun phrase
@@ -1354,24 +1349,6 @@ class _Reading:
             project = self._node(plan.project, "Project", standalone=True)
             for key in keys:
                 self._edge(project, "CONTAINS_TASK", key, 0.8, plan.project_sentence, None)
-
-    def _add_named(self) -> None:
-        """The names the memory mentions outside any fact read from it, as nodes of their own
-        (:mod:`.named`); a name already part of a node's name, or holding one, is that node."""
-        used = {k for e in self.edges.values() for k in (e.source, e.target)}
-        taken = [f" {k} " for k, n in self.nodes.items() if k in used or n.standalone]
-        for named in self.named:
-            key = f" {name_key(display_name(named.name, self.ex.aliases))} "
-            node = self.nodes.get(key.strip())
-            if node is not None and node.label == "Entity" and not named.guessed:
-                node.label = named.label  # a role that said nothing; the name's words do
-            if key.strip() and not any(key in t or t in key for t in taken):
-                added = self.nodes.get(self._node(named.name, named.label, standalone=True))
-                if added is not None:
-                    added.attributes[MENTION_ONLY] = True
-                    if named.guessed and named.label != "Entity":
-                        added.attributes[GUESSED_LABEL] = True
-                taken.append(key)
 
     def _delta(self) -> GraphDelta:
         used = {k for e in self.edges.values() for k in (e.source, e.target)}

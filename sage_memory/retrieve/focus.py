@@ -233,8 +233,7 @@ def short_name_pattern(
 
     "Project Osprey" is often just "Osprey": a capitalised word of the name (three letters or
     more, not a stopword) counts when no other node of the partition has it in its name (one
-    bounded text search per word), so "Project", shared by every project, never does; a node
-    named by that word alone ("Osprey", a mention) is the short name, not another thing.
+    bounded text search per word), so "Project", shared by every project, never does.
     ``node_id`` is the focus's own node (None for a focus given as text only).
     """
     words: list[str] = []
@@ -243,13 +242,8 @@ def short_name_pattern(
             continue
         if word.casefold() == name.casefold():
             return None  # a one-word name is matched whole already
-        others = [
-            i for i, _ in store.search_text(part, word, entity="node", limit=5) if i != node_id
-        ]
-        # a node named by the word alone is a mention of that short name, not another thing
-        if others and any(
-            n.name.casefold() != word.casefold() for n in store.get_nodes(part, others)
-        ):
+        others = [i for i, _ in store.search_text(part, word, entity="node", limit=5)]
+        if any(i != node_id for i in others):
             continue
         words.append(word)
     return phrase_pattern(words)

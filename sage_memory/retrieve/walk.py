@@ -3,9 +3,7 @@
 The walk's graph (HippoRAG 2's shape) has two kinds of node:
 
 - a memory ``m:<id>``, linked to the entities it mentions (the nodes whose provenance lists it:
-  :meth:`~sage_memory.store.base.GraphStore.memory_nodes`), but not to a name it only
-  mentions (a mention-only node: no fact was read about it; :data:`MENTION_WEIGHT`), since such
-  a name says nothing of how the memory bears on it and a passage mentions many;
+  :meth:`~sage_memory.store.base.GraphStore.memory_nodes`);
 - an entity ``n:<id>``, linked to the memories behind it (its provenance), to other entities by
   the facts between them (weight x confidence, facts that no longer hold damped), and to the
   entities entity resolution found too similar to tell apart (``merge_candidates``: synonymy by
@@ -23,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from sage_memory.entities.resolution import mention_only
 from sage_memory.retrieve.expand import EdgeFilter, Neighbourhood
 from sage_memory.retrieve.ppr import PushResult, push_ppr, settled
 from sage_memory.retrieve.reader import GraphReader
@@ -45,10 +42,6 @@ SEED_SHARPNESS = 4
 ALPHA = 0.5
 #: Weight of a synonymy link (an entity resolution could not tell apart from this one).
 SYNONYM_WEIGHT = 1.0
-#: Weight of the link from a memory to a name it only mentions (a mention-only node), against
-#: 1 for a party to a fact it states. The node itself still leads to all its memories, so a
-#: query naming it (a seed) reaches them; a memory's mass stays on the names it says something of.
-MENTION_WEIGHT = 0.0
 
 
 class StoreGraph:
@@ -85,12 +78,8 @@ class StoreGraph:
         out: dict[str, list[tuple[str, float]]] = {}
         mids = [k[2:] for k in keys if k.startswith(MEMORY)]
         if mids:
-            mentioned = self.store.memory_nodes(self.scope, mids)
-            records = [n for nids in mentioned.values() for n in nids if n not in self.nodes]
-            if records:
-                self.add_nodes(self.store.get_nodes(self.part, list(dict.fromkeys(records))))
-            for mid, nids in mentioned.items():
-                out[MEMORY + mid] = [(ENTITY + n, self.mention_weight(n)) for n in nids]
+            for mid, nids in self.store.memory_nodes(self.scope, mids).items():
+                out[MEMORY + mid] = [(ENTITY + n, 1.0) for n in nids]
         nids = [k[2:] for k in keys if k.startswith(ENTITY)]
         if not nids:
             return out
@@ -108,12 +97,6 @@ class StoreGraph:
                 links.append((ENTITY + twin, SYNONYM_WEIGHT))
             out[ENTITY + nid] = links
         return out
-
-    def mention_weight(self, node_id: str) -> float:
-        """The weight of a memory's link to a node: :data:`MENTION_WEIGHT` for a name only
-        mentioned, else 1."""
-        node = self.nodes.get(node_id)
-        return MENTION_WEIGHT if node is not None and mention_only(node.attributes) else 1.0
 
     @staticmethod
     def is_hub(node: Node) -> bool:

@@ -16,7 +16,6 @@ import pytest
 
 from sage_memory import SageConfig, SageMemory
 from sage_memory.config import RetrieveConfig
-from sage_memory.entities.resolution import MENTION_ONLY
 from sage_memory.retrieve.expand import EdgeFilter
 from sage_memory.retrieve.walk import ENTITY, MEMORY, StoreGraph, associate
 from sage_memory.types import EdgeSpec, NodeSpec, Scope
@@ -117,32 +116,3 @@ def test_walk_never_leaves_the_scope(mem: SageMemory) -> None:
     scores, _ = associate(graph, {ENTITY + dana.id: 1.0})
     assert not set(scores) & set(theirs.values())
     assert all(n.scope == scope for n in graph.nodes.values())
-
-
-def test_a_name_only_mentioned_takes_no_mass_from_its_memory_but_leads_to_it(
-    mem: SageMemory,
-) -> None:
-    # Both memories mention Kestrel Yard; neither states a fact about it (mention-only nodes).
-    kestrel = NodeSpec("k", "Kestrel Yard", "Place", attributes={MENTION_ONLY: True})
-    first = mem.add_graph(
-        "Dana mentors Orion Works near Kestrel Yard.",
-        nodes=[
-            NodeSpec("dana", "Dana", "Person"),
-            NodeSpec("ow", "Orion Works", "Organization"),
-            kestrel,
-        ],
-        edges=[EdgeSpec("dana", "ow", "RELATED_TO", "Dana mentors Orion Works")],
-        user_id="u",
-        timestamp=T0,
-    ).memory_id
-    other = mem.add_graph(
-        "The ferry stops at Kestrel Yard twice a day.", nodes=[kestrel], user_id="u", timestamp=T0
-    ).memory_id
-    scope = Scope("u")
-    (yard,) = mem.store.find_nodes(scope, ["Kestrel Yard"])
-    graph = StoreGraph(mem.store, scope, EdgeFilter())
-    from_memory, _ = associate(graph, {MEMORY + first: 1.0})
-    assert other not in from_memory  # the mere mention carries the walk nowhere
-    graph = StoreGraph(mem.store, scope, EdgeFilter())
-    from_name, _ = associate(graph, {ENTITY + yard.id: 1.0})
-    assert from_name[first] > 0 and from_name[other] > 0  # a query naming it reaches both
