@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -20,6 +23,22 @@ from sage_memory.types import EdgeSpec, GraphDelta, Memory, NodeSpec
 POSTGRES_ENV_URL = "SAGE_TEST_POSTGRES_URL"
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def load_bench(script: str) -> ModuleType:
+    """A script of bench/ as a module (``bench_<name>``), with bench/ importable for its own
+    imports (``common``), so tests can call its functions on data of their own."""
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(f"bench_{Path(script).stem}", BENCH / script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while being defined
+    spec.loader.exec_module(module)
+    return module
+
 
 _LIVES = re.compile(r"(\w+) (?:lives in|moved to) (\w+)")
 

@@ -4,11 +4,11 @@ fixture, not the blind data), with and without focus."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from tests.conftest import load_bench
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,12 +42,7 @@ WORLD = {
 
 
 def bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location("bench_focus", ROOT / "bench" / "focus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("focus.py")
 
 
 #: The blind set's layout (top-level questions naming their world), with this test's own text.

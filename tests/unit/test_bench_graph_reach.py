@@ -3,26 +3,16 @@ lexical top 10 miss, and a graph candidate "outside" is one past the fused top 1
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import load_bench
 
 
 def _load() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location(
-        "bench_graph_reach", ROOT / "bench" / "graph_reach.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("graph_reach.py")
 
 
 @dataclass(frozen=True)

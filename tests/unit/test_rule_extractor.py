@@ -6,12 +6,9 @@ Also: each pattern family, negation, pronouns, times, and the invariants every d
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import deque
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +21,7 @@ from sage_memory.extract.base import ExtractionContext, Extractor
 from sage_memory.extract.rules import RuleExtractor
 from sage_memory.schema import NODE_LABELS, RELATION_TYPES
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, Node, NodeSpec, Scope
+from tests.conftest import load_bench
 
 MARCH = datetime(2026, 3, 5, 9, 0, tzinfo=UTC)
 JUNE = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)  # a Monday
@@ -524,13 +522,7 @@ def test_property_never_raises_and_edges_join_delta_nodes(text: str, with_contex
 
 
 def _bench() -> Any:
-    path = Path(__file__).resolve().parents[2] / "bench" / "extraction.py"
-    spec = importlib.util.spec_from_file_location("bench_extraction", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("extraction.py")
 
 
 #: Measured when this guard was written (tolerant edges): overall recall 0.94 / precision
