@@ -10,8 +10,6 @@ from types import ModuleType
 
 from tests.conftest import load_bench
 
-ROOT = Path(__file__).resolve().parents[2]
-
 KESTREL, OSPREY = "Project Kestrel", "Project Osprey"
 WORLD = {
     "worlds": [
