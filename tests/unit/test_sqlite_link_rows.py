@@ -6,34 +6,16 @@ import dataclasses
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sage_memory.codec import to_dict
 from sage_memory.store.sqlite import SQLiteGraphStore
-from sage_memory.types import Change, Edge, Node, Scope, new_id
+from sage_memory.testing.store_contract import write
+from sage_memory.types import Edge, Node, Scope, new_id
 
 _AT = datetime(2026, 3, 1, tzinfo=UTC)
 _SCOPE = Scope(user_id="owner")
 
 
 def _put(store: SQLiteGraphStore, before: Node | Edge | None, after: Node | Edge | None) -> None:
-    ref = after if after is not None else before
-    assert ref is not None
-    store.apply(
-        [
-            Change(
-                id=new_id(),
-                batch_id=new_id(),
-                scope_key=_SCOPE.key,
-                entity="node" if isinstance(ref, Node) else "edge",
-                entity_id=ref.id,
-                op="insert" if before is None else "delete" if after is None else "update",
-                before=None if before is None else to_dict(before),
-                after=None if after is None else to_dict(after),
-                at=_AT,
-                actor="test",
-                reason="test",
-            )
-        ]
-    )
+    write(store, (before, after))
 
 
 def _node(name: str, *memories: str) -> Node:
