@@ -20,11 +20,20 @@ import threading
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
+from itertools import chain
+
+import numpy as np
 
 from sage_memory.words import query_terms, word_tokens
 
 K1 = 1.2
 B = 0.75
+
+#: Postings read per query term at most (the newest first). A term held by more of the
+#: partition's documents is common: its weight is small, its full list would make a query's
+#: cost grow with the partition, and its newest postings stand for it (both stores' searches:
+#: :func:`sage_memory.store.sqlite_postings.search`).
+TERM_POSTINGS = 100
 
 
 #: One stemmer per thread: a Snowball stemmer keeps the word it works on in itself, so two
@@ -122,6 +131,49 @@ def bm25(
 def ranked(scores: Mapping[str, float], limit: int) -> list[tuple[str, float]]:
     """Best first; ties by id, so equal scores keep one order."""
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+
+
+def bm25_rows(
+    rows: list[tuple[int, int, int, int]],
+    keys: list[int],
+    docs: int,
+    total_length: int,
+    df: dict[int, int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """(document numbers, BM25 scores) of the documents in ``rows`` (term key, tf, length,
+    document number), each term weighted by its document frequency in ``df``: how both stores
+    score the postings a bounded read returned.
+
+    The same arithmetic as :func:`bm25`, term by term in query order, so every score is the
+    same float (when every term was read whole).
+    """
+    # Each document's terms are added in query order, as bm25() adds them: its rows are
+    # ordered by their term's place in the query (a numpy sort of the term column; within a
+    # term no document repeats, so the rest of the order does not change a sum).
+    arr = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=4 * len(rows))
+    arr = arr.reshape(len(rows), 4)
+    query_keys = np.array(keys, dtype=np.int64)
+    by_key = np.argsort(query_keys)
+    place = by_key[np.searchsorted(query_keys, arr[:, 0], sorter=by_key)]
+    arr = arr[np.argsort(place, kind="stable")]
+    terms_at, tf, length, doc = arr[:, 0], arr[:, 1].astype(np.float64), arr[:, 2], arr[:, 3]
+    avg = total_length / docs or 1.0
+    weight = np.empty(len(rows), dtype=np.float64)
+    for k in keys:
+        at = terms_at == k
+        weight[at] = fts5_idf(docs, min(df.get(k, 0), docs))
+    norm = tf + K1 * (1 - B + B * length / avg)
+    contrib = weight * tf * (K1 + 1) / norm
+    unique, slot = np.unique(doc, return_inverse=True)
+    return unique, np.bincount(slot, weights=contrib, minlength=len(unique))
+
+
+def estimated_df(read: int, newest: int, oldest_read: int, first: int) -> int:
+    """The document frequency of a common term of which only the ``read`` newest postings were
+    read (document numbers ``newest`` down to ``oldest_read``; ``first`` its oldest document):
+    the postings read fill their share of the term's whole span at the density they show."""
+    span, read_span = newest - first + 1, newest - oldest_read + 1
+    return round(read * span / read_span)
 
 
 class BM25Index:

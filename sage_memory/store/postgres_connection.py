@@ -56,7 +56,7 @@ class PostgresConnection:
             return rows
 
     def _pipelined(
-        self, statements: Sequence[tuple[str, Sequence[Any]]]
+        self, statements: Sequence[tuple[str, Sequence[Any] | Mapping[str, Any]]]
     ) -> list[list[tuple[Any, ...]]]:
         """Independent reads in one round trip: one pipeline, one sync, in autocommit."""
         self._check_open()

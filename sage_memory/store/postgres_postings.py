@@ -24,7 +24,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sage_memory.store.lexical import bm25, fts5_idf, query_term_set, term_key, terms
+from sage_memory.store import lexical
+from sage_memory.store.lexical import query_term_set, term_key, terms
 from sage_memory.store.sqlite_postings import node_text, part_key
 
 __all__ = ["SCHEMA", "SearchRead", "node_text", "rebuild", "search", "search_read", "update"]
@@ -143,30 +144,43 @@ class SearchRead:
     share a round trip (:func:`search_read`)."""
 
     def __init__(
-        self, sql: str, params: tuple[Any, ...], wanted: dict[int, str], limit: int, run: bool
+        self, sql: str, params: dict[str, Any], keys: list[int], limit: int, cap: int, run: bool
     ) -> None:
         self.sql, self.params = sql, params
-        self._wanted, self._limit, self._run = wanted, limit, run
+        self._keys, self._limit, self._cap, self._run = keys, limit, cap, run
 
     def score(self, rows: list[tuple[Any, ...]]) -> list[tuple[str, float]]:
-        """(id, BM25 score) best first, ties by id, from the statement's rows."""
-        if not rows:
+        """(id, BM25 score) best first, ties by id, from the statement's rows: the scoring
+        of :func:`sage_memory.store.sqlite_postings.search` on the same postings."""
+        stats: tuple[int, int] | None = None
+        hits: list[tuple[int, int, int, int]] = []
+        ids: dict[int, str] = {}
+        kept: set[int] = set()
+        common: dict[int, tuple[int, int, int]] = {}
+        for kind, term, tf, length, doc, doc_id, keep, x, y in rows:
+            if kind == "s":
+                stats = (int(x), int(y))
+            elif kind == "c":
+                common[term] = (doc, x, y)
+            else:
+                hits.append((term, tf, length, doc))
+                ids[doc] = doc_id
+                if keep:
+                    kept.add(doc)
+        if stats is None or not hits:
             return []
-        docs, total = int(rows[0][0]), int(rows[0][1])
-        found: dict[str, dict[str, int]] = {}
-        lengths: dict[str, int] = {}
-        kept: set[str] = set()
-        for _, _, key, tf, length, doc_id, keep in rows:
-            if key is None:
-                continue
-            found.setdefault(self._wanted[key], {})[doc_id] = tf
-            lengths[doc_id] = length
-            if keep:
-                kept.add(doc_id)
-        scores = bm25(list(self._wanted.values()), found, lengths, docs, total, fts5_idf)
-        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        if self._run:
-            best = [hit for hit in best if hit[0] in kept]
+        df = dict(Counter(h[0] for h in hits))
+        for term, (newest, oldest_read, first) in common.items():
+            df[term] = lexical.estimated_df(self._cap, newest, oldest_read, first)
+        docs, scores = lexical.bm25_rows(hits, self._keys, stats[0], stats[1], df)
+        best = sorted(
+            (
+                (ids[d], s)
+                for d, s in zip(docs.tolist(), scores.tolist(), strict=True)
+                if not self._run or d in kept
+            ),
+            key=lambda kv: (-kv[1], kv[0]),
+        )
         return best[: self._limit]
 
 
@@ -174,24 +188,50 @@ def search_read(
     kind: Kind, scope_key: str, query: str, limit: int, run_id: str | None = None
 ) -> SearchRead | None:
     """The statement of :func:`search` and how to score its rows; None when the query has
-    no term to look up (the search finds nothing)."""
+    no term to look up (the search finds nothing).
+
+    The reads are bounded as the SQLite store's are (see
+    :func:`sage_memory.store.sqlite_postings.search`): each term's newest postings up to the
+    bound; for a term with more (a common term), its newest, its postings in the documents the
+    rarer terms found, and the three document numbers that estimate its document frequency.
+    One statement, so the cost is bounded by the query's terms, whatever the partition's size.
+    """
     wanted = {term_key(t): t for t in query_term_set(query)}
     if not wanted or limit <= 0:
         return None
-    part = part_key(kind, scope_key)
     table = _TABLES[kind]
-    run_sql = " AND t.run_id = %s" if run_id is not None else ""
-    # One statement: the partition's statistics, and its postings of the query's terms.
+    run_sql = " AND t.run_id = %(run)s" if run_id is not None else ""
     sql = (
-        f"SELECT s.docs, s.total, x.term, x.tf, x.length, x.id, x.keep FROM lexical_stats s"
-        f" LEFT JOIN (SELECT p.part, p.term, p.tf, d.length, t.id,"
-        f" (true{run_sql}) AS keep FROM lexical_postings p"
-        f" JOIN lexical_docs d ON d.kind = %s AND d.doc = p.doc"
-        f" JOIN {table} t ON t.rid = p.doc"
-        f" WHERE p.part = %s AND p.term = ANY(%s)) x ON x.part = s.part WHERE s.part = %s"
+        "WITH newest AS MATERIALIZED (SELECT q.term, x.doc, x.tf, x.n"
+        " FROM unnest(%(keys)s::bigint[]) AS q(term) CROSS JOIN LATERAL"
+        " (SELECT p.doc, p.tf, row_number() OVER (ORDER BY p.doc DESC) AS n"
+        "  FROM lexical_postings p WHERE p.part = %(part)s AND p.term = q.term"
+        "  ORDER BY p.doc DESC LIMIT %(cap)s + 1) x),"
+        " common AS MATERIALIZED (SELECT term, max(doc) AS top,"
+        "  min(doc) FILTER (WHERE n <= %(cap)s) AS low"
+        "  FROM newest GROUP BY term HAVING count(*) > %(cap)s),"
+        " hits AS (SELECT term, doc, tf FROM newest WHERE n <= %(cap)s"
+        "  UNION SELECT p.term, p.doc, p.tf FROM common c JOIN lexical_postings p"
+        "  ON p.part = %(part)s AND p.term = c.term AND p.doc IN"
+        "  (SELECT doc FROM newest WHERE term NOT IN (SELECT term FROM common)))"
+        " SELECT 's', NULL::bigint, NULL::integer, NULL::integer, NULL::bigint, NULL::text,"
+        "  NULL::boolean, s.docs, s.total FROM lexical_stats s WHERE s.part = %(part)s"
+        " UNION ALL SELECT 'c', c.term, NULL, NULL, c.top, NULL, NULL, c.low,"
+        "  (SELECT p.doc FROM lexical_postings p WHERE p.part = %(part)s AND p.term = c.term"
+        "  ORDER BY p.doc LIMIT 1) FROM common c"
+        f" UNION ALL SELECT 'p', h.term, h.tf, d.length, h.doc, t.id, (true{run_sql}), NULL, NULL"
+        "  FROM hits h JOIN lexical_docs d ON d.kind = %(kind)s AND d.doc = h.doc"
+        f"  JOIN {table} t ON t.rid = h.doc"
     )
-    params = (*([run_id] if run_id is not None else []), kind, part, list(wanted), part)
-    return SearchRead(sql, params, wanted, limit, run_id is not None)
+    cap = max(lexical.TERM_POSTINGS, limit)
+    params: dict[str, Any] = {
+        "keys": list(wanted),
+        "part": part_key(kind, scope_key),
+        "cap": cap,
+        "kind": kind,
+        **({"run": run_id} if run_id is not None else {}),
+    }
+    return SearchRead(sql, params, list(wanted), limit, cap, run_id is not None)
 
 
 def rebuild(db: Any) -> None:

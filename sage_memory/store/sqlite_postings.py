@@ -22,12 +22,12 @@ import hashlib
 import json
 import sqlite3
 from collections import Counter
-from itertools import chain
 from typing import Any, Literal
 
 import numpy as np
 
-from sage_memory.store.lexical import K1, B, fts5_idf, query_term_set, term_key, terms
+from sage_memory.store import lexical
+from sage_memory.store.lexical import query_term_set, term_key, terms
 
 Kind = Literal["m", "n"]
 
@@ -104,12 +104,6 @@ def index(db: sqlite3.Connection, kind: Kind, doc: int, scope_key: str, text: st
     )
 
 
-#: Postings read per query term at most (the newest first). A term held by more of the
-#: partition's documents is common: its weight is small, its full list would make a query's
-#: cost grow with the partition, and its newest postings stand for it (see :func:`search`).
-TERM_POSTINGS = 100
-
-
 def search(
     db: sqlite3.Connection,
     kind: Kind,
@@ -124,16 +118,18 @@ def search(
     The postings are scored by row number and only the best rows' ids are read: looking up
     the id of every document that holds a common term was most of a query's time.
 
-    Bounded reads: each term's postings are read newest first, at most :data:`TERM_POSTINGS`
-    of them (or ``limit``, if more). A term with no more postings than that is read whole, and
-    when every term is, the scores are exact BM25. A common term (more postings) is scored on
-    its newest postings and on the documents the rarer terms found (looked up by key, so a
-    document holding a rare and a common term keeps both shares); its document frequency,
-    for the IDF, is estimated from how densely its newest postings fill the span between its
-    first and its newest document. A document holding only common terms and none of the
-    newest of them is not scored: such a document matches the query by its most frequent
-    words only, the weakest lexical evidence there is. The cost is bounded by the number of
-    terms, whatever the partition's size.
+    Bounded reads: each term's postings are read newest first, at most
+    :data:`~sage_memory.store.lexical.TERM_POSTINGS` of them (or ``limit``, if more). A term
+    with no more postings than that is read whole, and when every term is, the scores are
+    exact BM25. A common term (more postings) is scored on its newest postings and on the
+    documents the rarer terms found (looked up by key, so a document holding a rare and a
+    common term keeps both shares); its document frequency, for the IDF, is estimated from how
+    densely its newest postings fill the span between its first and its newest document. A
+    document holding only common terms and none of the newest of them is not scored: such a
+    document matches the query by its most frequent words only, the weakest lexical evidence
+    there is. The cost is bounded by the number of terms, whatever the partition's size. The
+    PostgreSQL store reads and scores the same way
+    (:func:`sage_memory.store.postgres_postings.search_read`).
     """
     wanted = {term_key(t): t for t in query_term_set(query)}
     if not wanted or limit <= 0:
@@ -143,11 +139,11 @@ def search(
     if stats is None:
         return []
     keys = list(wanted)
-    cap = max(TERM_POSTINGS, limit)
+    cap = max(lexical.TERM_POSTINGS, limit)
     rows, df = _read_postings(db, kind, part, keys, cap)
     if not rows:
         return []
-    docs, scores = _scores(rows, keys, stats[0], stats[1], df)
+    docs, scores = lexical.bm25_rows(rows, keys, stats[0], stats[1], df)
     table = _TABLES[kind]
     if run_id is None:
         # Every row scoring at least the limit-th best (ties included: they break by id).
@@ -205,9 +201,7 @@ def _read_postings(
             "SELECT doc FROM lexical_postings WHERE part = ? AND term = ? ORDER BY doc LIMIT 1",
             (part, k),
         ).fetchone()[0]
-        # The newest postings fill (newest - oldest read) of the term's span at their density.
-        span, read_span = newest[0][3] - first + 1, newest[0][3] - newest[-1][3] + 1
-        df[k] = round(len(newest) * span / read_span)
+        df[k] = lexical.estimated_df(len(newest), newest[0][3], newest[-1][3], first)
         rows += newest
         have = {r[3] for r in newest}
         todo = [d for d in rare_docs if d not in have]
@@ -218,40 +212,6 @@ def _read_postings(
                 (kind, part, k, *chunk),
             ).fetchall()
     return rows, df
-
-
-def _scores(
-    rows: list[tuple[int, int, int, int]],
-    keys: list[int],
-    docs: int,
-    total_length: int,
-    df: dict[int, int],
-) -> tuple[np.ndarray, np.ndarray]:
-    """(row numbers, BM25 scores) of the documents in ``rows`` (term, tf, length, doc), each
-    term weighted by its document frequency in ``df``.
-
-    The same arithmetic as :func:`sage_memory.store.lexical.bm25`, term by term in query
-    order, so every score is the same float (when every term was read whole).
-    """
-    # Each document's terms are added in query order, as bm25() adds them: its rows are
-    # ordered by their term's place in the query (a numpy sort of the term column; within a
-    # term no document repeats, so the rest of the order does not change a sum).
-    arr = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=4 * len(rows))
-    arr = arr.reshape(len(rows), 4)
-    query_keys = np.array(keys, dtype=np.int64)
-    by_key = np.argsort(query_keys)
-    place = by_key[np.searchsorted(query_keys, arr[:, 0], sorter=by_key)]
-    arr = arr[np.argsort(place, kind="stable")]
-    terms_at, tf, length, doc = arr[:, 0], arr[:, 1].astype(np.float64), arr[:, 2], arr[:, 3]
-    avg = total_length / docs or 1.0
-    weight = np.empty(len(rows), dtype=np.float64)
-    for k in keys:
-        at = terms_at == k
-        weight[at] = fts5_idf(docs, min(df.get(k, 0), docs))
-    norm = tf + K1 * (1 - B + B * length / avg)
-    contrib = weight * tf * (K1 + 1) / norm
-    unique, slot = np.unique(doc, return_inverse=True)
-    return unique, np.bincount(slot, weights=contrib, minlength=len(unique))
 
 
 def rebuild(db: sqlite3.Connection) -> None:

@@ -17,7 +17,7 @@ import textwrap
 import threading
 import time
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -58,7 +58,7 @@ def _schema_url(postgres_url: str) -> str:
 
 
 def _memory(i: int, text: str, scope: Scope) -> Memory:
-    at = datetime(2026, 1, 1 + i, tzinfo=UTC)
+    at = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=i)
     mid = f"m{i:03d}-{scope.user_id}"
     return Memory(mid, text, scope, timestamp=at, created_at=at, updated_at=at)
 
@@ -323,3 +323,38 @@ def test_a_schema_of_version_1_is_migrated_and_its_rows_indexed(postgres_url: st
     with psycopg.connect(base) as conn:
         row = conn.execute(f'SELECT max(version) FROM "{schema}".schema_version').fetchone()
     assert row is not None and row[0] == LATEST
+
+
+def test_bounded_reads_of_common_terms_rank_the_same_on_sqlite_and_postgres(
+    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sage_memory.store import lexical
+
+    # "kettle" in every memory, "harbour" in every tenth, "lantern" in three; with a bound of
+    # 40 postings a term, "kettle" (and "harbour", past 40) are read to the bound, estimated.
+    monkeypatch.setattr(lexical, "TERM_POSTINGS", 40)
+    alice = Scope(user_id="alice")
+    batch = Batch("user", "fill", datetime(2026, 2, 1, tzinfo=UTC))
+    for i in range(600):
+        words = ["kettle"] + ["harbour"] * (i % 10 == 0) + ["lantern"] * (i in (3, 150, 590))
+        text = " ".join(words + ["pebble"] * (i % 7))
+        run = Scope(user_id="alice", run_id=f"r{i % 2}")
+        batch.record(None, _memory(i, text, run if i % 3 == 0 else alice))
+    sqlite = SQLiteGraphStore(tmp_path / "sage.db")
+    pg = _pg(_schema_url(postgres_url))
+    try:
+        for store in (sqlite, pg):
+            store.apply(batch.changes)
+        compared = 0
+        for scope in (alice, Scope(user_id="alice", run_id="r1")):
+            for query in ("kettle lantern", "kettle", "harbour pebble lantern", "pebble"):
+                for limit in (5, 60):
+                    a = sqlite.search_text(scope, query, limit=limit)
+                    b = pg.search_text(scope, query, limit=limit)
+                    assert [i for i, _ in a] == [i for i, _ in b], (scope, query, limit)
+                    assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-12)
+                    compared += len(a)
+        assert compared > 300
+    finally:
+        sqlite.close()
+        pg.close()

@@ -14,6 +14,7 @@ from collections import Counter
 
 import pytest
 
+from sage_memory.store import lexical
 from sage_memory.store import sqlite_postings as postings
 from sage_memory.store.lexical import bm25, fts5_idf, query_term_set, terms
 
@@ -96,7 +97,7 @@ def test_bounded_reads_keep_the_rare_terms_ranking(monkeypatch: pytest.MonkeyPat
     texts = _common_and_rare()
     query = "kettle lantern"
     exact = postings.search(_db(texts), "m", "scope", query, 10)
-    monkeypatch.setattr(postings, "TERM_POSTINGS", 40)
+    monkeypatch.setattr(lexical, "TERM_POSTINGS", 40)
     bounded = postings.search(_db(texts), "m", "scope", query, 10)
     # Documents holding the rare word lead in the same order, with both words' shares.
     assert [m for m, _ in bounded[:3]] == [m for m, _ in exact[:3]]
