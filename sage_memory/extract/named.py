@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sage_memory.extract.phrase import Arg, PhraseReader
-from sage_memory.extract.word import ADV, CODE, DET, NUM, POSS, PROPN, PUNCT, Token
+from sage_memory.extract.word import ADV, CODE, DET, NUM, POSS, PROPN, PUNCT, Token, _candidates
 
 #: Dependency labels of the argument positions a name is taken from (spaCy's English labels):
 #: subjects, objects, the object of a preposition, the complement of a copula, an apposition,
@@ -63,6 +63,7 @@ class Named:
     name: str
     label: str
     guessed: bool = False
+    at: int = -1  # the index of the name's head word in the sentence
 
 
 def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
@@ -89,16 +90,30 @@ def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
         arg = reader._np(toks, lo, _right_edge(toks, k))
         if len(arg.words) > _MAX_WORDS or sum(c.isalpha() for c in arg.name) < 2:
             continue  # a heading's run of capitals, an initial, a number
+        if len(arg.words) == 1 and _capital_of_position(toks, k):
+            continue  # "Rollout to EU customers paused", "[SOLVED] ...": a word, not a name
         if _named_institution(toks, k, reader) and (owned := _possessive_name(toks, lo, k)):
             head = "Place" if t.lower in reader.lex.words("place_heads") else "Organization"
-            out.append(Named(owned, head))
+            out.append(Named(owned, head, at=k))
             continue
         label = _label(arg, k, toks, reader)
         if label:
-            out.append(Named(arg.name, label))
+            out.append(Named(arg.name, label, at=k))
         else:
-            out.append(Named(arg.name, _position_label(k, toks, len(arg.words)), guessed=True))
+            guess = _position_label(k, toks, len(arg.words))
+            out.append(Named(arg.name, guess, guessed=True, at=k))
     return out
+
+
+def _capital_of_position(toks: list[Token], k: int) -> bool:
+    """Whether the word at ``k`` is an English dictionary word capitalised only by where it
+    stands: the first word of the sentence, or a word in capitals ("SOLVED"). A name that is
+    also a word ("Rose", "Bill") is lost there; a common word taken for a name is worse, since
+    the tagger calls many capitalised words proper nouns."""
+    t = toks[k]
+    first = not any(c.isalnum() for tok in toks[:k] for c in tok.text)
+    shouted = t.text.isupper() and len(t.text) > 3
+    return (first or shouted) and bool(_candidates(t.lower))
 
 
 def _named_institution(toks: list[Token], k: int, reader: PhraseReader) -> bool:

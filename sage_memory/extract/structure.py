@@ -375,7 +375,13 @@ class _Reading:
                 self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
-        self.named.extend(named_things(toks, self.ex.matcher.reader))
+        reader = self.ex.matcher.reader
+        # a name inside an "if ..." clause is in a world the sentence does not assert
+        self.named.extend(
+            n
+            for n in named_things(toks, reader)
+            if not any(s <= n.at < e for s, e, _ in hypothetical)
+        )
 
     def _subject_antecedent(self, toks: list[Token]) -> None:
         """ "The pantry refit can't go ahead; it's waiting on a quote": a common noun phrase

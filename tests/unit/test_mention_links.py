@@ -63,6 +63,19 @@ def test_a_question_mentions_nothing() -> None:
 
 
 @needs_parser
+def test_a_name_in_an_if_clause_is_no_mention() -> None:
+    assert "valparaíso" not in mentions("If Oksana had moved to Valparaíso, she'd surf daily.")
+
+
+@needs_parser
+def test_a_word_capitalised_by_its_place_is_no_mention() -> None:
+    # the first word of a sentence and a word in capitals are words, not names
+    found = mentions("[SOLVED] Wi-Fi drops on Ubuntu 24.04, disabling power saving fixed it.")
+    assert "solved" not in found
+    assert found["ubuntu 24.04"] is True
+
+
+@needs_parser
 def test_a_mention_is_a_link_of_the_memory_not_provenance(mem: SageMemory) -> None:
     stated = mem.add("Ottilie lives in Bergen.", user_id="u")
     said = mem.add("Wow, Ottilie took the ferry past Stavanger!", user_id="u")
