@@ -129,3 +129,14 @@ def test_hailing_someone_does_not_make_a_turn_about_them() -> None:
     # the same link as provenance would have cost the turn the other-subject penalty
     stated = Node("j", scope, "John", "Person", memory_ids=("m0", "m1"))
     assert other_subject_penalty(query, linked, [stated, maria], {"m1": turn}, ["m1"])
+
+
+def test_a_merge_keeps_both_nodes_mentions_apart_from_their_provenance() -> None:
+    from sage_memory.evolve.duplicates import merged_node
+    from sage_memory.types import Node
+
+    scope = Scope(user_id="u").partition
+    keep = Node("k", scope, "Ottilie", "Person", memory_ids=("m1",), mention_ids=("m2",))
+    drop = Node("d", scope, "Otti", "Person", memory_ids=("m2",), mention_ids=("m3",))
+    merged = merged_node(keep, drop, NOW)
+    assert merged.memory_ids == ("m1", "m2") and merged.mention_ids == ("m3",)
