@@ -107,11 +107,16 @@ def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
 
 def _capital_of_position(toks: list[Token], k: int) -> bool:
     """Whether the word at ``k`` is an English dictionary word capitalised only by where it
-    stands: the first word of the sentence, or a word in capitals ("SOLVED"). A name that is
-    also a word ("Rose", "Bill") is lost there; a common word taken for a name is worse, since
-    the tagger calls many capitalised words proper nouns."""
+    stands: the first word of the sentence or of what follows a short label ("Mel: Awesome,
+    ..."), or a word in capitals ("SOLVED"). A name that is also a word ("Rose", "Bill") is
+    lost there; a common word taken for a name is worse, since the tagger calls many
+    capitalised words proper nouns."""
     t = toks[k]
-    first = not any(c.isalnum() for tok in toks[:k] for c in tok.text)
+    start = 0
+    label = next((j for j, tok in enumerate(toks[:k]) if tok.text == ":"), -1)
+    if 0 < label <= _MAX_WORDS:
+        start = label + 1  # "Speaker: ...", "Update: ...": the text starts after the label
+    first = not any(c.isalnum() for tok in toks[start:k] for c in tok.text)
     shouted = t.text.isupper() and len(t.text) > 3
     return (first or shouted) and bool(_candidates(t.lower))
 
