@@ -26,7 +26,7 @@ _DATETIME_FIELDS = {
     "valid_to",
     "expired_at",
 }
-_TUPLE_FIELDS = {"aliases", "memory_ids"}
+_TUPLE_FIELDS = {"aliases", "memory_ids", "mention_ids"}
 _KIND = {Memory: "memory", Node: "node", Edge: "edge"}
 _CLASS = {v: k for k, v in _KIND.items()}
 

@@ -153,11 +153,21 @@ class Node:
     attributes: Mapping[str, Any] = field(default_factory=dict)
     confidence: float = 1.0
     salience: float = 0.5
-    memory_ids: tuple[str, ...] = ()  # provenance
+    memory_ids: tuple[str, ...] = ()  # provenance: the memories that state a fact about it
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)
     access_count: int = 0
     last_accessed: datetime | None = None
+    #: Memories that only mention it (a name said outside any fact read from them: "Wow,
+    #: John!"), never listed in ``memory_ids``. Kept apart because a mention says nothing of
+    #: how the memory bears on the node: retrieval (the walk, the other-subject test, the
+    #: node's support counts) reads ``memory_ids`` only, while deletion and the graph view
+    #: see both. A node with mentions and no ``memory_ids`` is a *mention-only* node.
+    mention_ids: tuple[str, ...] = ()
+
+    def only_mentioned(self) -> bool:
+        """Whether memories name it but no fact was read about it (a mention-only node)."""
+        return not self.memory_ids and bool(self.mention_ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +221,9 @@ class NodeSpec:
     attributes: Mapping[str, Any] = field(default_factory=dict)
     confidence: float = 0.8
     salience: float = 0.5
+    #: The memory only mentions it: no fact about it was read ("Wow, John!"). The engine links
+    #: the memory to the node as a mention (``Node.mention_ids``), not as provenance.
+    mention: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,14 @@ class Scrubbed:
     summaries: set[str] = dataclasses.field(default_factory=set)
 
 
+def _memories_of(record: Node | Edge) -> tuple[str, ...]:
+    """The memories whose words a row may keep: its provenance and, for a node, the
+    memories that mention it (its name can come from one of those)."""
+    if isinstance(record, Node):
+        return (*record.memory_ids, *record.mention_ids)
+    return record.memory_ids
+
+
 def scrub_survivors(uow: UnitOfWork, forgotten: Sequence[Memory]) -> Scrubbed:
     """Rebuild or drop, in the rows of ``uow`` that survive, every field written from the
     ``forgotten`` memories' text; remove community summaries that quote what went."""
@@ -116,9 +124,9 @@ def scrub_survivors(uow: UnitOfWork, forgotten: Sequence[Memory]) -> Scrubbed:
     words: set[str] = set()
     for memory in forgotten:
         words |= _words(memory.text)
-    survivors = [r for r in uow.touched() if isinstance(r, Node | Edge) and r.memory_ids]
+    survivors = [r for r in uow.touched() if isinstance(r, Node | Edge) and _memories_of(r)]
     for node in [r for r in survivors if isinstance(r, Node)]:
-        support = Support(uow, node.scope, node.memory_ids, words)
+        support = Support(uow, node.scope, _memories_of(node), words)
         data = to_dict(node)
         clean = scrub_node(data, support, node.name)
         if clean != data:

@@ -29,6 +29,7 @@ import numpy as np
 
 from sage_memory.config import ExtractConfig
 from sage_memory.embed.base import Embedder
+from sage_memory.engine.mentions import fact_specs, held_by_mention, link_mention
 from sage_memory.engine.timeline import Claim, Timeline
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.entities.names import match_key, merge_aliases
@@ -101,8 +102,7 @@ class Ingestor:
         """
         names: dict[str, list[str]] = {}
         for key, delta in items:
-            if delta is not None:
-                names.setdefault(key, []).extend(s.name for s in delta.nodes)
+            names.setdefault(key, []).extend(s.name for s in fact_specs(delta))
         for key, wanted in names.items():
             unique = list(dict.fromkeys(wanted))
             if not unique:
@@ -123,8 +123,7 @@ class Ingestor:
                 dict.fromkeys(
                     s.name
                     for d in deltas
-                    if d is not None
-                    for s in d.nodes
+                    for s in fact_specs(d)
                     if s.name not in self._name_vectors
                 )
             )
@@ -156,15 +155,22 @@ class Ingestor:
         if not delta.nodes:
             return out
         _check_storable(delta)
-        vectors = self._vectors_for([s.name for s in delta.nodes])
+        facts = fact_specs(delta)
+        vectors = self._vectors_for([s.name for s in facts])
         key_to_id: dict[str, str] = {}
-        mentioned = {name_key(s.name) for s in delta.nodes}
-        for spec, vec in zip(delta.nodes, vectors, strict=True):
+        mentioned = {name_key(s.name) for s in facts}
+        for spec, vec in zip(facts, vectors, strict=True):
             others = mentioned - {name_key(spec.name)}
             node = self._resolve_node(uow, memory, spec, vec, now, others)
             key_to_id[spec.key] = node.id
             if node.id not in out.node_ids:
                 out.node_ids.append(node.id)
+        for spec in delta.nodes:
+            if spec.mention and spec.key not in key_to_id:
+                # not in key_to_id: no fact may be hung on a name the memory only mentions
+                node = link_mention(uow, memory, spec, self.schema, self.aliases, now)
+                if node.id not in out.node_ids:
+                    out.node_ids.append(node.id)
         for espec in delta.edges:
             src, dst = key_to_id.get(espec.source), key_to_id.get(espec.target)
             if src is None or dst is None or src == dst:
@@ -185,7 +191,8 @@ class Ingestor:
         scope = memory.scope.partition
         norm = match_key(spec.name, self.aliases, builtin=False)
         lookup = [spec.name, norm, *spec.aliases]
-        candidates = {n.id: n for n in uow.find_nodes(scope, lookup)}
+        named = uow.find_nodes(scope, lookup)
+        candidates = {n.id: n for n in named if not n.only_mentioned()}
         cand_vectors: dict[str, Vector] = {}
         hits = self._name_hits.get((scope.key, spec.name))
         if hits is None:
@@ -193,7 +200,7 @@ class Ingestor:
         for nid, score in hits:
             if score >= self.config.ambiguous_threshold and nid not in candidates:
                 node = uow.node(scope, nid)
-                if node is not None:
+                if node is not None and not node.only_mentioned():
                     candidates[nid] = node
         if candidates:
             cand_vectors = dict(uow.store.get_vectors(list(candidates)))
@@ -235,6 +242,13 @@ class Ingestor:
             created_at=now,
             updated_at=now,
         )
+        if (held := held_by_mention(named, spec, norm)) is not None:
+            node = dataclasses.replace(
+                node,
+                id=held.id,
+                created_at=held.created_at,
+                mention_ids=tuple(m for m in held.mention_ids if m != memory.id),
+            )
         uow.put(node, np.asarray(vec, dtype=np.float32))
         return node
 
@@ -432,7 +446,8 @@ def support_removal(
     edges: Sequence[Edge],
     now: datetime,
 ) -> tuple[list[str], list[str]]:
-    """Drop ``memory`` from the provenance of ``nodes``/``edges``; delete what only it supported.
+    """Drop ``memory`` from the provenance (and the mentions) of ``nodes``/``edges``; delete
+    what only it supported or mentioned.
 
     Edges touching a deleted node go too. Returns (deleted node ids, deleted edge ids).
     """
@@ -441,8 +456,10 @@ def support_removal(
     scope = memory.scope.partition
     for node in nodes:
         rest = tuple(m for m in node.memory_ids if m != memory.id)
-        if rest:
-            uow.put(dataclasses.replace(node, memory_ids=rest, updated_at=now))
+        mentions = tuple(m for m in node.mention_ids if m != memory.id)
+        if rest or mentions:
+            changed = dataclasses.replace(node, memory_ids=rest, mention_ids=mentions)
+            uow.put(dataclasses.replace(changed, updated_at=now))
         else:
             dead_nodes.append(node.id)
     for edge in [*edges, *uow.edges_of(scope, dead_nodes)]:

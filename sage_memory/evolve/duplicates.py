@@ -381,6 +381,7 @@ def merged_node(keep: Node, drop: Node, now: datetime) -> Node:
     if label in ("Entity", "Concept") and drop.label not in ("Entity", "Concept"):
         label = drop.label
     last = [t for t in (keep.last_accessed, drop.last_accessed) if t is not None]
+    memory_ids = tuple(dict.fromkeys((*keep.memory_ids, *drop.memory_ids)))
     return dataclasses.replace(
         keep,
         aliases=aliases,
@@ -389,7 +390,11 @@ def merged_node(keep: Node, drop: Node, now: datetime) -> Node:
         attributes=attributes,
         confidence=max(keep.confidence, drop.confidence),
         salience=max(keep.salience, drop.salience),
-        memory_ids=tuple(dict.fromkeys((*keep.memory_ids, *drop.memory_ids))),
+        memory_ids=memory_ids,
+        # a memory that states a fact about one of the two is no mere mention of the merged one
+        mention_ids=tuple(
+            m for m in dict.fromkeys((*keep.mention_ids, *drop.mention_ids)) if m not in memory_ids
+        ),
         access_count=keep.access_count + drop.access_count,
         last_accessed=max(last) if last else None,
         updated_at=now,

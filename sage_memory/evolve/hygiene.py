@@ -71,7 +71,8 @@ def orphans(
     """
     out = []
     for n in nodes:
-        if degree.get(n.id, 0) or any(m in live_memories for m in n.memory_ids):
+        held = (*n.memory_ids, *n.mention_ids)  # a name a live memory mentions is no orphan
+        if degree.get(n.id, 0) or any(m in live_memories for m in held):
             continue
         out.append(
             Proposal(

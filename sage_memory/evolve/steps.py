@@ -238,7 +238,7 @@ class ScopePass:
             degree[e.source_id] += 1
             degree[e.target_id] += 1
         lonely = [n for n in live.values() if not degree[n.id]]
-        mids = sorted({m for n in lonely for m in n.memory_ids})
+        mids = sorted({m for n in lonely for m in (*n.memory_ids, *n.mention_ids)})
         store = self.ctx.store
         existing = {m.id for m in store.get_memories(self.part, mids)} if mids else set()
         self.take_all(hygiene.orphans(lonely, degree, existing))

@@ -36,6 +36,7 @@ from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
+from sage_memory.extract.named import Named, named_things
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.plan import PlanReader
 from sage_memory.extract.text import split_sentences
@@ -128,6 +129,7 @@ class _Node:
     attributes: dict[str, Any] = field(default_factory=dict)
     confidence: float = 0.8
     standalone: bool = False
+    mention: bool = False  # a name the memory mentions outside any fact read from it
 
 
 class StructureExtractor:
@@ -236,6 +238,7 @@ class _Reading:
         ]
         self.event_time: datetime | None = None
         self.sentences: list[tuple[str, list[Token]]] = []
+        self.named: list[Named] = []  # names the sentences put in an argument position
 
     def _user_name(self) -> str:
         meta = self.memory.metadata if isinstance(self.memory.metadata, dict) else {}
@@ -261,6 +264,7 @@ class _Reading:
                 if answered:
                     self._sentence(f"{previous[0]} {sentence}", tokenize(answered, self.lex))
             previous = (sentence, toks)
+        self._add_named()
         return self._delta()
 
     def _answered(self, question: list[Token], answer: list[Token]) -> str:
@@ -371,6 +375,13 @@ class _Reading:
                 self._apply(contrast, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
+        reader = self.ex.matcher.reader
+        # a name inside an "if ..." clause is in a world the sentence does not assert
+        self.named.extend(
+            n
+            for n in named_things(toks, reader)
+            if not any(s <= n.at < e for s, e, _ in hypothetical)
+        )
 
     def _subject_antecedent(self, toks: list[Token]) -> None:
         """ "The pantry refit can't go ahead; it's waiting on a quote": a common noun phrase
@@ -1350,11 +1361,27 @@ class _Reading:
             for key in keys:
                 self._edge(project, "CONTAINS_TASK", key, 0.8, plan.project_sentence, None)
 
+    def _add_named(self) -> None:
+        """The names the memory mentions outside any fact read from it, as mention nodes
+        (:mod:`.named`; the engine links them apart from the facts' provenance). A name that
+        is part of a fact's node name, or holds one, is that node, not a mention."""
+        used = {k for e in self.edges.values() for k in (e.source, e.target)}
+        taken = [f" {k} " for k, n in self.nodes.items() if k in used or n.standalone]
+        for named in self.named:
+            key = name_key(display_name(named.name, self.ex.aliases))
+            padded = f" {key} "
+            if not key or any(padded in t or t in padded for t in taken):
+                continue
+            added = self._node(named.name, named.label)
+            if added:
+                self.nodes[added].mention = True
+                taken.append(padded)
+
     def _delta(self) -> GraphDelta:
         used = {k for e in self.edges.values() for k in (e.source, e.target)}
         nodes = []
         for key, n in self.nodes.items():
-            if key not in used and not n.standalone:
+            if key not in used and not n.standalone and not n.mention:
                 continue
             salience = 0.8 if n.label in ("Preference", "Error") else 0.5
             nodes.append(
@@ -1366,6 +1393,7 @@ class _Reading:
                     attributes=dict(n.attributes),
                     confidence=n.confidence,
                     salience=salience,
+                    mention=n.mention and key not in used and not n.standalone,
                 )
             )
         edges = tuple(self.edges.values())

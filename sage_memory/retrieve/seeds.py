@@ -81,6 +81,8 @@ def word_seeds(
     found: dict[str, LinkedNode] = {}
     keys = {name_key(p): p for p in phrases}
     for node in named:
+        if node.only_mentioned():
+            continue  # no fact was read about it: nothing of the graph to start from
         names = [node.name, *node.aliases]
         hit = next((keys[name_key(n)] for n in names if name_key(n) in keys), node.name)
         found[node.id] = LinkedNode(node, 1.0, f"named '{hit}'")

@@ -48,6 +48,13 @@ class JournalHead(Protocol):
         ...
 
 
+#: Provenance link kinds (the ``entity`` column of the stores' provenance rows): a node or an
+#: edge the memory states, and a node the memory only mentions (``Node.mention_ids``).
+PROVENANCE_NODE, PROVENANCE_EDGE, PROVENANCE_MENTION = "node", "edge", "mention"
+#: The link kinds that join a memory to a node.
+NODE_LINKS = frozenset({PROVENANCE_NODE, PROVENANCE_MENTION})
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     """The core store port: memories, nodes, edges, their vectors and the change journal,
@@ -126,12 +133,14 @@ class GraphStore(Protocol):
         ...
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
-        """Nodes and edges that list ``memory_id`` in their provenance."""
+        """Nodes and edges that list ``memory_id`` in their provenance, and the nodes that
+        list it among their mentions (``Node.mention_ids``): all that its deletion touches."""
         ...
 
     def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:
         """For each of ``memory_ids`` that some node of ``scope``'s partition lists in its
-        provenance: the ids of those nodes (the entities the memory mentions). Batched: the
+        provenance: the ids of those nodes (the entities the memory states facts about; a
+        node it only mentions, ``Node.mention_ids``, is not listed). Batched: the
         associative walk steps from memories to their entities with it."""
         ...
 

@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 
 from sage_memory.codec import from_dict
-from sage_memory.store.base import name_key
+from sage_memory.store.base import PROVENANCE_MENTION, PROVENANCE_NODE, name_key
 from sage_memory.store.memory_data import Partition
 from sage_memory.store.memory_evolver import InMemoryEvolverState
 from sage_memory.store.memory_reads import InMemoryReads
+from sage_memory.store.rows import text_searchable
 from sage_memory.types import Change, Edge, Memory, Node, Scope, Vector
 
 
@@ -90,7 +91,9 @@ class InMemoryGraphStore(InMemoryReads, InMemoryEvolverState):
                 part.names[k].discard(nid)
             part.node_text.remove(nid)
             for m in old.memory_ids:
-                self._provenance[m].discard(("node", nid))
+                self._provenance[m].discard((PROVENANCE_NODE, nid))
+            for m in old.mention_ids:
+                self._provenance[m].discard((PROVENANCE_MENTION, nid))
             if after is None:
                 # Edges are the caller's to delete (the engine deletes them first, journaled);
                 # keep a bare endpoint while any remain so no edge is dropped silently.
@@ -108,9 +111,12 @@ class InMemoryGraphStore(InMemoryReads, InMemoryEvolverState):
         for k in {name_key(node.name), *(name_key(a) for a in node.aliases)}:
             if k:
                 part.names[k].add(nid)
-        part.node_text.add(nid, " ".join([node.name, *node.aliases, node.summary]))
+        if text_searchable(after):
+            part.node_text.add(nid, " ".join([node.name, *node.aliases, node.summary]))
         for m in node.memory_ids:
-            self._provenance[m].add(("node", nid))
+            self._provenance[m].add((PROVENANCE_NODE, nid))
+        for m in node.mention_ids:
+            self._provenance[m].add((PROVENANCE_MENTION, nid))
         self._where[nid] = node.scope.key
 
     def _write_edge(self, eid: str, after: Mapping[str, Any] | None) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sage_memory.store.base import Direction, TextEntity, name_key
+from sage_memory.store.base import NODE_LINKS, Direction, TextEntity, name_key
 from sage_memory.store.memory_data import InMemoryData, Partition
 from sage_memory.types import Edge, Memory, Node, Scope, Vector
 
@@ -128,7 +128,7 @@ class InMemoryReads(InMemoryData):
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
         links = self._provenance.get(memory_id, set())
-        nodes = self.get_nodes(scope, [i for kind, i in links if kind == "node"])
+        nodes = self.get_nodes(scope, sorted({i for kind, i in links if kind in NODE_LINKS}))
         edges = self.get_edges(scope, [i for kind, i in links if kind == "edge"])
         return nodes, edges
 

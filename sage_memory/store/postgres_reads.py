@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from sage_memory.codec import from_dict
-from sage_memory.store.base import Direction, name_key
+from sage_memory.store.base import NODE_LINKS, PROVENANCE_EDGE, Direction, name_key
 from sage_memory.store.postgres_connection import PostgresConnection, _clean
 from sage_memory.types import Edge, Memory, Node, Scope
 
@@ -177,8 +177,8 @@ class PostgresReads(PostgresConnection):
             "SELECT entity, entity_id FROM provenance WHERE memory_id = %s ORDER BY seq",
             (memory_id,),
         )
-        node_ids = [r[1] for r in rows if r[0] == "node"]
-        edge_ids = [r[1] for r in rows if r[0] == "edge"]
+        node_ids = list(dict.fromkeys(r[1] for r in rows if r[0] in NODE_LINKS))
+        edge_ids = [r[1] for r in rows if r[0] == PROVENANCE_EDGE]
         return self.get_nodes(scope, node_ids), self.get_edges(scope, edge_ids)
 
     def memory_nodes(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[str]]:

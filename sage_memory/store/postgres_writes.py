@@ -13,9 +13,10 @@ from typing import Any
 
 from sage_memory.codec import dumps
 from sage_memory.store import postgres_postings as postings
-from sage_memory.store.base import name_key
+from sage_memory.store.base import PROVENANCE_EDGE, PROVENANCE_MENTION, PROVENANCE_NODE, name_key
 from sage_memory.store.postgres_connection import PostgresConnection, _clean
 from sage_memory.store.rows import scope_of as _scope_of
+from sage_memory.store.rows import text_searchable
 from sage_memory.store.rows import vector_blob as _blob
 from sage_memory.types import Change, Vector
 
@@ -108,8 +109,10 @@ class PostgresWrites(PostgresConnection):
             " SELECT %s, k, %s FROM unnest(%s::text[]) AS k",
             (scope_key, nid, [_clean(k) for k in names if k]),
         )
-        _provenance(db, "node", nid, after)
-        return [("n", scope_key, postings.node_text(dict(after)), cur)]
+        _provenance(db, PROVENANCE_NODE, nid, after.get("memory_ids", ()))
+        _provenance(db, PROVENANCE_MENTION, nid, after.get("mention_ids", ()))
+        text = postings.node_text(dict(after)) if text_searchable(after) else None
+        return [("n", scope_key, text, cur)]
 
     def _write_edge(self, db: Any, eid: str, after: Mapping[str, Any] | None) -> None:
         db.execute("DELETE FROM provenance WHERE entity_id = %s", (eid,))
@@ -130,12 +133,13 @@ class PostgresWrites(PostgresConnection):
                 dumps(after),
             ),
         )
-        _provenance(db, "edge", eid, after)
+        _provenance(db, PROVENANCE_EDGE, eid, after.get("memory_ids", ()))
 
 
-def _provenance(db: Any, entity: str, entity_id: str, after: Mapping[str, Any]) -> None:
-    """One statement for the memories a node or edge came from."""
-    memory_ids = list(after.get("memory_ids", ()))
+def _provenance(db: Any, entity: str, entity_id: str, ids: Sequence[str]) -> None:
+    """One statement for the memories a node or edge came from (or that mention a node:
+    ``entity`` is the link kind)."""
+    memory_ids = list(ids)
     if memory_ids:
         db.execute(
             "INSERT INTO provenance (memory_id, entity, entity_id)"

@@ -24,6 +24,7 @@ __all__ = [
     "scope_of",
     "suggestion_from_dict",
     "suggestion_to_dict",
+    "text_searchable",
     "utf8_only",
     "vector_blob",
 ]
@@ -32,6 +33,15 @@ __all__ = [
 JOURNAL_COLUMNS = (
     "seq, id, batch_id, scope_key, entity, entity_id, op, before, after, at, actor, reason"
 )
+
+
+def text_searchable(node: Mapping[str, Any]) -> bool:
+    """Whether a node record goes into the partition's node text search: every node but a
+    mention-only one (mentioned by memories, no fact read about it: ``Node.mention_ids``).
+    Retrieval links a query's words to the entities facts were read about; a name only
+    mentioned would take a place among the few nodes a search reads and change the lexical
+    statistics of those. Its name is still found by exact lookup (``find_nodes``)."""
+    return bool(node.get("memory_ids")) or not node.get("mention_ids")
 
 
 def scope_of(data: Mapping[str, Any]) -> Scope:

@@ -9,9 +9,9 @@ from typing import Any
 from sage_memory.codec import dumps
 from sage_memory.store import journal_delta as delta
 from sage_memory.store import sqlite_postings as postings
-from sage_memory.store.base import name_key
+from sage_memory.store.base import PROVENANCE_MENTION, PROVENANCE_NODE, name_key
 from sage_memory.store.rows import scope_of as _scope_of
-from sage_memory.store.rows import utf8_only
+from sage_memory.store.rows import text_searchable, utf8_only
 from sage_memory.store.sqlite_connection import SQLiteConnection
 from sage_memory.types import Change, Vector
 
@@ -156,10 +156,12 @@ class SQLiteWrites(SQLiteConnection):
             "INSERT INTO node_names (scope_key, key, node_id) VALUES (?,?,?)",
             [(scope_key, k, nid) for k in names if k],
         )
-        postings.index(db, "n", rid, scope_key, postings.node_text(dict(after)))
+        if text_searchable(after):
+            postings.index(db, "n", rid, scope_key, postings.node_text(dict(after)))
         db.executemany(
             "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (?,?,?)",
-            [(m, "node", nid) for m in after.get("memory_ids", ())],
+            [(m, PROVENANCE_NODE, nid) for m in after.get("memory_ids", ())]
+            + [(m, PROVENANCE_MENTION, nid) for m in after.get("mention_ids", ())],
         )
 
     def _write_edge(

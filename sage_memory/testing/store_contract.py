@@ -229,6 +229,32 @@ class GraphStoreContract:
         write(store, (a, None))
         assert store.memory_nodes(ALICE, [m1.id]) == {m1.id: [b.id]}
 
+    def test_mention_links_are_kept_apart_from_provenance(self, store: GraphStore) -> None:
+        """A memory that only mentions a node: deletion finds the node through it, the walk's
+        memory-to-entity read does not, and a mention-only node is out of the text search."""
+        m1, m2 = memory("John and the lake"), memory("Wow, John!")
+        john = node("John", memory_ids=(m1.id,), mention_ids=(m2.id,))
+        lake = node("Larch Lake", mention_ids=(m1.id,))
+        write(store, (None, m1), (None, m2), (None, john), (None, lake))
+        got = store.get_nodes(ALICE, [john.id, lake.id])
+        assert {n.id: (n.memory_ids, n.mention_ids) for n in got} == {
+            john.id: ((m1.id,), (m2.id,)),
+            lake.id: ((), (m1.id,)),
+        }
+        assert store.memory_nodes(ALICE, [m1.id, m2.id]) == {m1.id: [john.id]}
+        assert {n.id for n in store.derived_from(ALICE, m1.id)[0]} == {john.id, lake.id}
+        assert [n.id for n in store.derived_from(ALICE, m2.id)[0]] == [john.id]
+        assert [n.id for n in store.find_nodes(ALICE, ["larch lake"])] == [lake.id]
+        assert store.search_text(ALICE, "larch lake", entity="node") == []
+        assert [i for i, _ in store.search_text(ALICE, "john", entity="node")] == [john.id]
+        # a fact read later makes it an ordinary node: searchable, a party of the memory
+        stated = dataclasses.replace(lake, memory_ids=(m2.id,))
+        write(store, (lake, stated))
+        assert [i for i, _ in store.search_text(ALICE, "larch lake", entity="node")] == [lake.id]
+        assert store.memory_nodes(ALICE, [m2.id]) == {m2.id: [lake.id]}
+        write(store, (john, None))
+        assert [n.id for n in store.derived_from(ALICE, m2.id)[0]] == [lake.id]
+
     def test_delete_node_and_edges(self, store: GraphStore) -> None:
         a, b = node("a"), node("b")
         ab = edge(a, b)
