@@ -98,6 +98,8 @@ _ROLES: dict[str, tuple[str, str]] = {
     "CONTAINS_TASK": ("Project", "Task"),
     "RELATED_TO": ("Tool", "Concept"),
 }
+#: A clock time written as one word ("7am", "10:30pm").
+_CLOCK = re.compile(r"^\d{1,2}(?::\d{2})?(?:am|pm|h)$")
 #: Tokens that end a clause.
 _CLAUSE_STOPS = frozenset({",", ";", ".", "!", "?", "—", "-"})
 #: Words that may open an elliptic clause ("; but the gearbox is", ", whereas UDP isn't").
@@ -695,9 +697,11 @@ class _Reading:
         reader = self.ex.matcher.reader
         if reader.is_time(toks, arg.start) >= arg.end - arg.start:
             return True
+        times = self.lex.words("time_words")
         return all(
-            t.pos in ("NUM", PUNCT, "DET") or t.lower in self.lex.words("time_words") for t in span
-        ) and any(t.pos == "NUM" or t.lower in self.lex.words("time_words") for t in span)
+            t.pos in ("NUM", PUNCT, "DET") or t.lower in times or _CLOCK.match(t.lower)
+            for t in span
+        ) and any(t.pos == "NUM" or t.lower in times or _CLOCK.match(t.lower) for t in span)
 
     def _aspect_only(self, arg: Arg) -> bool:
         """A task named by an aspectual verb alone ("begin", "proceed") names nothing."""
@@ -772,6 +776,7 @@ class _Reading:
             self._fits_person_targets,
             self._fits_copula,
             self._fits_intentions,
+            self._order_of_acts,
             self._fits_status,
             self._fits_verbless,
             self._no_person_blocked,
@@ -922,6 +927,27 @@ class _Reading:
         return not any(
             (x.kind == PRONOUN and x.name in pronouns) or (doer and self._person_like(x)) for x in a
         )
+
+    def _order_of_acts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """What comes before or after in an order is an act: not a recurring occasion ("after
+        every run"), nor the one who advises it or their saying ("the guide suggested we
+        start before dawn": the guide is no step)."""
+        if m.phrase.relation != "PRECEDES" or not m.literals:
+            return True
+        recurrence = self.lex.words("recurrence")
+        saying = self.lex.words("saying_verbs")
+        said = [k for k, t in enumerate(toks) if t.pos == VERB and t.lemma in saying]
+        for x in a + b:
+            if x.start < len(toks) and toks[x.start].lower in recurrence:
+                return False
+            for k in said:
+                if x.start <= k < x.end:
+                    return False  # "tell Carla" is no step
+                if x.end <= k and all(
+                    toks[j].pos in (AUX, MODAL, ADV, NEG, "POSS") for j in range(x.end, k)
+                ):
+                    return False  # the one who says it
+        return True
 
     def _no_time_argument(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         # "based in Quito since 2019": 2019 causes nothing

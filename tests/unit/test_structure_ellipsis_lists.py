@@ -112,3 +112,31 @@ def test_a_symptom_from_a_trigger_is_an_allergy() -> None:
 def test_a_driver_of_an_effect_causes_it() -> None:
     found = edges("Inflation drives wage demands.")
     assert any(e[:2] == ("inflation", "CAUSES") and e[2].startswith("wage demand") for e in found)
+
+
+# --- orders are of acts ---------------------------------------------------------------------
+
+
+@needs_parser
+def test_the_one_who_advises_an_order_is_no_step_of_it() -> None:
+    found = edges("Our instructor suggested we check the ropes before the descent.")
+    assert not any(e[1] == "PRECEDES" and e[0] == "instructor" for e in found)
+
+
+@needs_parser
+def test_a_recurring_occasion_is_no_step() -> None:
+    found = edges("The trainer told Omar to stretch after every match.")
+    assert not any(e[1] == "PRECEDES" for e in found)
+
+
+@needs_parser
+def test_a_clock_time_is_no_step() -> None:
+    found = edges("Water the seedlings before 8am.")
+    assert not any(e[1] == "PRECEDES" for e in found)
+
+
+@needs_parser
+def test_a_problem_that_got_better_after_an_act_is_solved_by_it() -> None:
+    found = edges("The squeaking got much better after we oiled the door.")
+    assert any(e[0] == "squeaking" and e[1] == "SOLVED_BY" for e in found)
+    assert not any(e[1] == "PRECEDES" for e in found)
