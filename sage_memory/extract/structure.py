@@ -42,6 +42,7 @@ from sage_memory.extract.text import split_sentences
 from sage_memory.extract.timeparse import resolve_times
 from sage_memory.extract.word import (
     ADJ,
+    ADV,
     AUX,
     CODE,
     MODAL,
