@@ -778,6 +778,7 @@ class _Reading:
             self._fits_copula,
             self._fits_intentions,
             self._order_of_acts,
+            self._asserted,
             self._fits_status,
             self._fits_verbless,
             self._no_person_blocked,
@@ -928,6 +929,22 @@ class _Reading:
         return not any(
             (x.kind == PRONOUN and x.name in pronouns) or (doer and self._person_like(x)) for x in a
         )
+
+    def _asserted(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """A fact said only to be possible ("we might switch to Rust", "in theory the pump
+        should fix it") is not stated; advice keeps its modal ("you could try ice")."""
+        if m.phrase.relation == "RECOMMENDS" or not m.literals:
+            return True
+        lo = min(m.literals)
+        c_lo = lo
+        while c_lo > 0 and toks[c_lo - 1].lower not in _CLAUSE_STOPS:
+            c_lo -= 1
+        possible = self.lex.words("possibility_modals")
+        for k in range(c_lo, lo):
+            if toks[k].lower in possible and not (k + 1 < len(toks) and toks[k + 1].pos == NEG):
+                return False
+        sentence = " " + " ".join(t.lower for t in toks) + " "
+        return not any(f" {w} " in sentence for w in self.lex.words("untested"))
 
     def _order_of_acts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """What comes before or after in an order is an act: not a recurring occasion ("after

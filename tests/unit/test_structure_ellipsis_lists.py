@@ -140,3 +140,17 @@ def test_a_problem_that_got_better_after_an_act_is_solved_by_it() -> None:
     found = edges("The squeaking got much better after we oiled the door.")
     assert any(e[0] == "squeaking" and e[1] == "SOLVED_BY" for e in found)
     assert not any(e[1] == "PRECEDES" for e in found)
+
+
+# --- possibility is no assertion ------------------------------------------------------------
+
+
+@needs_parser
+def test_a_fact_said_only_to_be_possible_is_not_stated() -> None:
+    assert not any(e[1] == "REQUIRES" for e in edges("The kiosk might need a second screen."))
+
+
+@needs_parser
+def test_an_untested_fix_is_not_stated() -> None:
+    found = edges("In theory a new fuse should fix the flicker, but nobody has tried it.")
+    assert not any(e[1] == "SOLVED_BY" for e in found)
