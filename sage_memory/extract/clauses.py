@@ -133,6 +133,13 @@ class Matcher:
                 and (toks[i + 1].pos in (VERB, AUX))
             ):
                 return None  # "we've finished": an auxiliary, not possession
+            if (
+                t.lemma in ("have", "get")
+                and i + 2 < len(toks)
+                and toks[i + 1].lower == "to"
+                and toks[i + 2].pos in (VERB, AUX)
+            ):
+                return None  # "we have to rip out", "I've got to go": necessity, not possession
             return i + 1
         for alt in el.values:  # a word sequence ("go_ahead", "get_rid_of")
             if "_" not in alt:
@@ -349,6 +356,12 @@ class Matcher:
                 for k in range(s + 1, e)
             ):
                 return False  # "requires X and uses Y to Z": a slot spans no second predicate
+            if inner and any(
+                toks[k].lower == "," and toks[k + 1].lower in ("which", "who", "whom", "whose")
+                for k in range(s, e - 1)
+            ):
+                return False  # "needs X, which I have to dig out": the next literal is the
+                # relative clause's, not the phrasing's
             if name == "X" and "X" not in used_slots:
                 continue
             lead = s == 0 and not any(k < s for k in m.literals)

@@ -42,6 +42,8 @@ class Plan:
     project: str = ""
     project_sentence: str = ""
     tasks: list[tuple[str, str]] = field(default_factory=list)
+    #: pairs of task indexes (earlier, later) the text puts in order
+    order: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _phrases(words: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -60,6 +62,8 @@ class PlanReader:
         self.intents = _phrases(seq.get("project_intents", ()))
         self.project_nouns = frozenset(seq.get("project_nouns", ()))
         self.time_words = lex.words("time_words")
+        self.list_nouns = frozenset(seq.get("list_nouns", ()))
+        self.in_order = _phrases(seq.get("in_order", ()))
         # The markers by their first word, each list in the order they are tried (the
         # "first" markers, then the later ones, longest first): a token is compared with
         # the markers it could start only. An empty marker would start anywhere.
@@ -86,31 +90,119 @@ class PlanReader:
         return "", 0
 
     def read(self, sentences: list[tuple[str, list[Token]]]) -> Plan:
-        """The plan of a memory: its marked steps as tasks, in order, and their project."""
+        """The plan of a memory: its marked steps as tasks, in order, and their project;
+        and the task lists under a heading ("Q3 migration: freeze schema, copy data"), in
+        order only when the text says so."""
         plan = Plan()
+        lists = [(text, toks, found) for text, toks in sentences if (found := self._list(toks))]
+        for text, toks, (heading, spans, ordered) in lists:
+            first = len(plan.tasks)
+            for s, e in spans:
+                name, _ = self._task(toks, s, e, "")
+                plan.tasks.append((name, text))
+            if ordered:
+                plan.order.extend((k, k + 1) for k in range(first, len(plan.tasks) - 1))
+            if heading and not plan.project:
+                plan.project, plan.project_sentence = heading, text
         items: list[tuple[str, list[Token], int, int]] = []
         marked = False
         for text, toks in sentences:
             cuts = self._cuts(toks)
             listed = bool(_LIST_ITEM.match(text))
-            if not cuts and not listed:
+            if (not cuts and not listed) or any(toks is listed_toks for _, listed_toks, _ in lists):
                 continue
             marked = True
             items.extend((text, toks, s, e) for s, e in self._steps(toks, cuts, listed=listed))
-        if not marked or not items:
+        if not (marked and items) and not lists:
             return plan
         previous_verb = ""
+        first = len(plan.tasks)
         for text, toks, s, e in items:
             name, verb = self._task(toks, s, e, previous_verb)
-            if name and (not plan.tasks or plan.tasks[-1][0] != name):
+            if name and (len(plan.tasks) == first or plan.tasks[-1][0] != name):
                 plan.tasks.append((name, text))
                 previous_verb = verb or previous_verb
+        plan.order.extend((k, k + 1) for k in range(first, len(plan.tasks) - 1))
         if not plan.tasks:
             return plan
-        plan.project, plan.project_sentence = self._project(sentences)
+        if not plan.project:
+            plan.project, plan.project_sentence = self._project(sentences)
         if len(plan.tasks) < 2 and not plan.project:
-            plan.tasks = []  # one marked step of no named project is not a plan
+            plan.tasks, plan.order = [], []  # one marked step of no named project is no plan
         return plan
+
+    def _list(self, toks: list[Token]) -> tuple[str, list[tuple[int, int]], bool] | None:
+        """A task list under a heading: "HEADING: do A, do B and do C" with every item a verb
+        phrase (two at least) -> (the project the heading names, the items, whether the text
+        says they are in order); None when the sentence is not one."""
+        colon = next((k for k, t in enumerate(toks) if t.lower == ":"), -1)
+        if colon < 1:
+            return None
+        end = len(toks)
+        while end > colon and toks[end - 1].pos == "PUNCT":
+            end -= 1
+        ordered = False
+        for words in self.in_order:
+            n = len(words)
+            if end - n > colon and all(toks[end - n + k].lower == w for k, w in enumerate(words)):
+                ordered, end = True, end - n
+                while end > colon and toks[end - 1].lower in (",", ";", "-"):
+                    end -= 1
+                break
+        spans: list[tuple[int, int]] = []
+        start = colon + 1
+        for k in range(colon + 1, end + 1):
+            if (
+                k == end
+                or toks[k].lower in (",", ";")
+                or (toks[k].lower == "and" and k > start and toks[k - 1].lower != ",")
+            ):
+                if k > start:
+                    spans.append((start, k))
+                start = k + 1
+        spans = [(s, e) for s, e in spans if toks[s].lower != "and" or s + 1 < e]
+        spans = [(s + 1 if toks[s].lower == "and" else s, e) for s, e in spans]
+        if len(spans) < 2 or not all(self._opens_with_verb(toks, s) for s, _ in spans):
+            return None
+        return self._heading(toks, colon), spans, ordered
+
+    @staticmethod
+    def _opens_with_verb(toks: list[Token], s: int) -> bool:
+        """An item that opens with a verb in its base form ("freeze schema", "ship the
+        books"); a name or a participle opens no task."""
+        t = toks[s]
+        if t.pos in (PROPN, CODE) or t.inflected in ("ing", "ed", "s"):
+            return False
+        return t.pos == VERB or "VERB" in _candidates(t.lower)
+
+    def _heading(self, toks: list[Token], colon: int) -> str:
+        """The project a list heading names: a name in brackets or quotes if it has one,
+        else its noun phrase less list words ("notes", "subtasks") and time phrases."""
+        head = toks[:colon]
+        for opener, closer in (("(", ")"), ('"', '"'), ("“", "”")):
+            at = next((k for k, t in enumerate(head) if t.lower == opener), -1)
+            shut = next((k for k in range(at + 1, len(head)) if head[k].lower == closer), -1)
+            if at >= 0 and shut > at + 1 and not all(t.pos == "NUM" for t in head[at + 1 : shut]):
+                return " ".join(t.lower for t in head[at + 1 : shut])
+            quoted = [t for t in head if t.text.startswith(opener) or t.text.endswith(closer)]
+            if opener == '"' and len(quoted) == 2 and quoted[0] is not quoted[1]:
+                at, shut = head.index(quoted[0]), head.index(quoted[1])  # quotes kept on words
+                return " ".join(t.lower for t in head[at : shut + 1]).strip('"')
+        cut = next((k for k, t in enumerate(head) if t.lower in ("—", "–", "-", "(")), len(head))
+        head = head[:cut]
+        if any(t.pos in (VERB, AUX, PRON) and t.lower not in self.list_nouns for t in head):
+            return ""  # "I've put these on it:": a clause, no heading
+        words = [t for t in head if t.lower not in ("the", "a", "an", "my", "our")]
+        of = next((k for k, t in enumerate(words) if t.lower == "for"), -1)
+        if of >= 0:
+            before = [t for t in words[:of] if t.lower not in self.list_nouns]
+            words = before if before else words[of + 1 :]
+        words = [
+            t for t in words if t.lower not in self.list_nouns and t.lower not in self.time_words
+        ]
+        while words and words[-1].lower in ("this", "next", "last", "for", "to"):
+            words = words[:-1]
+        return " ".join(t.lower for t in words)
 
     def _cuts(self, toks: list[Token]) -> list[tuple[int, int, str]]:
         """The order markers of a sentence that start a step: (start, end, kind)."""
@@ -149,7 +241,8 @@ class PlanReader:
             and not listed
             and cuts[0][1] < len(toks)
             and cuts[0][0] + 1 != len(toks)
-        )
+            and toks[cuts[0][1]].lower not in (",", "and", ";", ".")
+        )  # (not "Venue first, then ...": there "first" follows its item)
         out = []
         for b, (s, e) in enumerate(bounds):
             header = toks[s:e]

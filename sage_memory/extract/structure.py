@@ -43,9 +43,11 @@ from sage_memory.extract.text import split_sentences
 from sage_memory.extract.timeparse import resolve_times
 from sage_memory.extract.word import (
     ADJ,
+    ADV,
     AUX,
     CODE,
     MODAL,
+    NEG,
     NOUN,
     PREP,
     PROPN,
@@ -98,6 +100,25 @@ _ROLES: dict[str, tuple[str, str]] = {
     "CONTAINS_TASK": ("Project", "Task"),
     "RELATED_TO": ("Tool", "Concept"),
 }
+#: A clock time written as one word ("7am", "10:30pm").
+_CLOCK = re.compile(r"^\d{1,2}(?::\d{2})?(?:am|pm|h)$")
+#: Tokens that end a clause.
+_CLAUSE_STOPS = frozenset({",", ";", ".", "!", "?", "—", "-"})
+#: Words that may open an elliptic clause ("; but the gearbox is", ", whereas UDP isn't").
+_ELLIPSIS_OPENERS = frozenset({"and", "but", "whereas", "while", "though", "although", "yet"})
+#: Words that may close one ("the gearbox is too", "nor does X either").
+_ELLIPSIS_CODAS = frozenset(
+    {"too", "also", "either", "though", "anymore", "now", "as", "well", "any", "more", "still"}
+)
+
+
+def _auxiliary(t: Token) -> bool:
+    """An auxiliary or the pro-verb "do" that stands for an elided verb phrase."""
+    return t.pos in (AUX, MODAL) or t.lemma in ("do", "be", "have")
+
+
+#: Relations whose arguments are never tasks (as in :mod:`.clauses`).
+_NO_TASK_RELATIONS = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 _LABEL_RANK = {
     "Person": 9,
     "Place": 8,
@@ -239,6 +260,8 @@ class _Reading:
         self.event_time: datetime | None = None
         self.sentences: list[tuple[str, list[Token]]] = []
         self.named: list[Named] = []  # names the sentences put in an argument position
+        #: the last sentence read and the facts it stated (an elliptic clause restates them)
+        self.facts: tuple[list[Token], list[Match]] = ([], [])
 
     def _user_name(self) -> str:
         meta = self.memory.metadata if isinstance(self.memory.metadata, dict) else {}
@@ -351,6 +374,12 @@ class _Reading:
         if len(toks) > 1 and toks[0].pos == PROPN and toks[1].pos in (VERB, AUX, MODAL, "NEG"):
             self.coref.saw_person(toks[0].lower)
         self._subject_antecedent(toks)
+        previous, self.facts = self.facts, (toks, [])
+        restated = [e for m in previous[1] if (e := self._elide(m, previous[0], toks, 0))]
+        for m in restated:  # "The blade is part of the rotor; the gearbox is too."
+            self._apply(m, previous[0], sentence, when)
+        if restated:
+            return
         raw = self.ex.matcher.raw_matches(toks)
         readable = [
             m
@@ -370,9 +399,14 @@ class _Reading:
             ):
                 continue  # "if X, we might move to Y": the consequent of a condition
             self._apply(m, toks, sentence, when)
+            self.facts[1].append(m)
+            self._listed_in_order(m, toks, sentence, when)
             contrast = self._contrast(m, toks)
             if contrast is not None:
                 self._apply(contrast, toks, sentence, when)
+            elided = self._elided_subject(m, toks)
+            if elided is not None and self._fits(elided, toks):
+                self._apply(elided, toks, sentence, when)
         if not readable:
             self._code_statement(toks, sentence)
         reader = self.ex.matcher.reader
@@ -437,6 +471,101 @@ class _Reading:
         slots = dict(m.slots)
         slots[slot] = alt
         return dataclasses.replace(m, slots=slots, negated=True)
+
+    def _elided_subject(self, m: Match, toks: list[Token]) -> Match | None:
+        """ "X relies on Y, but Z does not", "TCP is a Y, whereas UDP isn't": a clause of only
+        a subject and an auxiliary after the fact (verb-phrase ellipsis, Quirk et al. 12.21)
+        states the same fact of its own subject, with its own polarity."""
+        if not m.literals:
+            return None
+        hi = max([max(m.literals) + 1, *(a.end for args in m.slots.values() for a in args)])
+        if hi >= len(toks) or toks[hi].lower not in (",", "—", "-"):
+            return None
+        return self._elide(m, toks, toks, hi + 1)
+
+    def _elide(self, m: Match, toks: list[Token], clause: list[Token], c: int) -> Match | None:
+        """``m`` (read from ``toks``) stated again of the subject of the elliptic clause that
+        starts at ``clause[c]`` ("the gearbox is too", "so are lentils", "rolling back the
+        release did"): the subject replaced, the polarity the clause's own. None when the
+        clause is not one of a subject and an auxiliary only."""
+        lead = [name for name, (s, _) in m.spans.items() if m.literals and s < min(m.literals)]
+        if len(lead) != 1 or lead[0] not in m.slots:
+            return None
+        end = next(
+            (j for j in range(c, len(clause)) if clause[j].lower in _CLAUSE_STOPS), len(clause)
+        )
+        words = [t.lower for t in clause[c:end]]
+        while c < end and clause[c].lower in _ELLIPSIS_OPENERS:
+            c += 1
+        if c >= end:
+            return None
+        inverted = clause[c].lower in ("so", "nor", "neither")  # "so are lentils"
+        if inverted:
+            if c + 1 >= end or not _auxiliary(clause[c + 1]):
+                return None
+            s, e = c + 2, end
+            while e > s and clause[e - 1].lower in _ELLIPSIS_CODAS:
+                e -= 1
+        else:
+            if clause[c].lower == "only":
+                c += 1  # "only the queue workers do"
+            e = end
+            while e > c and (
+                clause[e - 1].lower in _ELLIPSIS_CODAS
+                or clause[e - 1].pos == NEG
+                or clause[e - 1].lower == "never"
+            ):
+                e -= 1
+            if e <= c + 1 or not _auxiliary(clause[e - 1]):
+                return None
+            s, e = c, e - 1
+            while e > s and (
+                _auxiliary(clause[e - 1])
+                or clause[e - 1].pos == NEG
+                or clause[e - 1].lower in _ELLIPSIS_CODAS | {"never"}
+            ):
+                e -= 1  # "Tom never did", "the gearbox also is"
+        if e <= s or any(
+            (t.pos in (VERB, AUX, MODAL) and t.inflected != "ing") or t.pos == "PRON"
+            for t in clause[s:e]
+        ):
+            return None  # ("it does": a pronoun's fact is the same fact again)
+        rel = m.phrase.relation
+        alt = self.ex.matcher.reader.after(
+            clause, s, e, clause_ok=False, task_ok=rel not in _NO_TASK_RELATIONS
+        )
+        if not alt or alt[-1].end < e or any(x.kind == CLAUSE for x in alt):
+            return None
+        negated = inverted and clause[c].lower in ("nor", "neither")
+        negated = negated or any(t.pos == NEG for t in clause[c:end]) or "never" in words
+        if (
+            clause is not toks  # read in a later clause: the guards of _fits see other offsets
+            and lead[0] == "A"
+            and (rel in _PERSON_RELATIONS or "person_source" in m.phrase.flags)
+            and not all(self._person_like(x) for x in alt)
+        ):
+            return None
+        return dataclasses.replace(
+            m,
+            slots={**m.slots, lead[0]: alt},
+            spans={**m.spans, lead[0]: (s, e)},
+            negated=negated != m.phrase.negated,
+        )
+
+    def _listed_in_order(
+        self, m: Match, toks: list[Token], sentence: str, when: datetime | None
+    ) -> None:
+        """ "The plan includes writing ads, screening CVs and interviewing, in that order": tasks
+        listed as one argument and then said to be in order precede one another."""
+        lowered = " ".join(t.lower for t in toks)
+        if not any(f" {p}" in f" {lowered}" for p in self.lex.sequence.get("in_order", ())):
+            return
+        for args in m.slots.values():
+            if len(args) < 2 or any(a.kind != TASK for a in args):
+                continue
+            keys = [self._end(a, "Task", "PRECEDES") for a in args]
+            for a, b in itertools.pairwise(keys):
+                self._edge(a, "PRECEDES", b, 0.8, sentence, when)
 
     def _hypothetical_spans(self, toks: list[Token]) -> list[tuple[int, int, str]]:
         """Spans of "if ..." / "unless ..." clauses (to the next comma): they assert nothing."""
@@ -580,9 +709,11 @@ class _Reading:
         reader = self.ex.matcher.reader
         if reader.is_time(toks, arg.start) >= arg.end - arg.start:
             return True
+        times = self.lex.words("time_words")
         return all(
-            t.pos in ("NUM", PUNCT, "DET") or t.lower in self.lex.words("time_words") for t in span
-        ) and any(t.pos == "NUM" or t.lower in self.lex.words("time_words") for t in span)
+            t.pos in ("NUM", PUNCT, "DET") or t.lower in times or _CLOCK.match(t.lower)
+            for t in span
+        ) and any(t.pos == "NUM" or t.lower in times or _CLOCK.match(t.lower) for t in span)
 
     def _aspect_only(self, arg: Arg) -> bool:
         """A task named by an aspectual verb alone ("begin", "proceed") names nothing."""
@@ -657,6 +788,8 @@ class _Reading:
             self._fits_person_targets,
             self._fits_copula,
             self._fits_intentions,
+            self._order_of_acts,
+            self._asserted,
             self._fits_status,
             self._fits_verbless,
             self._no_person_blocked,
@@ -807,6 +940,43 @@ class _Reading:
         return not any(
             (x.kind == PRONOUN and x.name in pronouns) or (doer and self._person_like(x)) for x in a
         )
+
+    def _asserted(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """A fact said only to be possible ("we might switch to Rust", "in theory the pump
+        should fix it") is not stated; advice keeps its modal ("you could try ice")."""
+        if m.phrase.relation == "RECOMMENDS" or not m.literals:
+            return True
+        lo = min(m.literals)
+        c_lo = lo
+        while c_lo > 0 and toks[c_lo - 1].lower not in _CLAUSE_STOPS:
+            c_lo -= 1
+        possible = self.lex.words("possibility_modals")
+        for k in range(c_lo, lo):
+            if toks[k].lower in possible and not (k + 1 < len(toks) and toks[k + 1].pos == NEG):
+                return False
+        sentence = " " + " ".join(t.lower for t in toks) + " "
+        return not any(f" {w} " in sentence for w in self.lex.words("untested"))
+
+    def _order_of_acts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """What comes before or after in an order is an act: not a recurring occasion ("after
+        every run"), nor the one who advises it or their saying ("the guide suggested we
+        start before dawn": the guide is no step)."""
+        if m.phrase.relation != "PRECEDES" or not m.literals:
+            return True
+        recurrence = self.lex.words("recurrence")
+        saying = self.lex.words("saying_verbs")
+        said = [k for k, t in enumerate(toks) if t.pos == VERB and t.lemma in saying]
+        for x in a + b:
+            if x.start < len(toks) and toks[x.start].lower in recurrence:
+                return False
+            for k in said:
+                if x.start <= k < x.end:
+                    return False  # "tell Carla" is no step
+                if x.end <= k and all(
+                    toks[j].pos in (AUX, MODAL, ADV, NEG, "POSS") for j in range(x.end, k)
+                ):
+                    return False  # the one who says it
+        return True
 
     def _no_time_argument(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         # "based in Quito since 2019": 2019 causes nothing
@@ -1345,20 +1515,23 @@ class _Reading:
         plan = self.ex.plans.read(self.sentences)
         if not plan.tasks:
             return
-        keys: list[str] = []
-        for name, _ in plan.tasks:
+        keys: dict[int, str] = {}
+        for k, (name, _) in enumerate(plan.tasks):
+            if not name:
+                continue
             key = self._task_key(name) or self._node(name, "Task", standalone=True)
             node = self.nodes.get(key)
             if node is None:
                 continue
             node.label = "Task"
             node.attributes.setdefault("status", "pending")
-            keys.append(key)
-        for (a, b), (_, fact) in zip(itertools.pairwise(keys), plan.tasks[1:], strict=False):
-            self._edge(a, "PRECEDES", b, 0.85, fact, None)
+            keys[k] = key
+        for a, b in plan.order:
+            if a in keys and b in keys and keys[a] != keys[b]:
+                self._edge(keys[a], "PRECEDES", keys[b], 0.85, plan.tasks[b][1], None)
         if plan.project:
             project = self._node(plan.project, "Project", standalone=True)
-            for key in keys:
+            for key in dict.fromkeys(keys.values()):
                 self._edge(project, "CONTAINS_TASK", key, 0.8, plan.project_sentence, None)
 
     def _add_named(self) -> None:
