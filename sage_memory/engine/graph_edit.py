@@ -184,7 +184,7 @@ class _Edit:
             attributes["original_relation"] = original
         if spec.negated:
             attributes["negated"] = True
-        for e in self.uow.edges_of(self.scope, [src], relations=[relation]):
+        for e in self.uow.edges_of(self.scope, [src], relations=[relation], direction="out"):
             same = (
                 e.source_id == src
                 and e.target_id == dst

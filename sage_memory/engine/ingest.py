@@ -344,9 +344,9 @@ class Ingestor:
         if original is not None:
             attributes["original_relation"] = original
         valid_from = spec.valid_from or memory.event_time or memory.timestamp
-        existing = [
-            e for e in uow.edges_of(scope, [src], relations=[relation]) if e.source_id == src
-        ]
+        # The source's edges of this relation only: an index seek on (source, relation), so a
+        # busy node's other edges (and those arriving at it) are not read for every fact.
+        existing = uow.edges_of(scope, [src], relations=[relation], direction="out")
         current = [e for e in existing if e.expired_at is None and e.valid_to is None]
         same = [e for e in current if e.target_id == dst and not e.attributes.get("negated")]
         if spec.negated:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from sage_memory.codec import Record
 from sage_memory.engine.journal import Batch
-from sage_memory.store.base import GraphStore, name_key
+from sage_memory.store.base import Direction, GraphStore, name_key
 from sage_memory.types import Change, Edge, Memory, Node, Scope, Vector
 
 Snapshot = tuple[dict[str, "Record | None"], dict[str, "Record | None"], dict[str, Vector]]
@@ -79,11 +79,18 @@ class UnitOfWork:
         return bool(keys & {name_key(node.name), *(name_key(a) for a in node.aliases)})
 
     def edges_of(
-        self, scope: Scope, node_ids: Sequence[str], relations: Sequence[str] | None = None
+        self,
+        scope: Scope,
+        node_ids: Sequence[str],
+        relations: Sequence[str] | None = None,
+        *,
+        direction: Direction = "both",
     ) -> list[Edge]:
+        """Stored and pending edges touching ``node_ids``; "out" keeps those leaving them
+        (with ``relations`` too, one seek per node on the stores' (source, relation) index)."""
         wanted = set(node_ids)
         out: dict[str, Edge] = {}
-        for e in self.store.edges_of(scope, node_ids, relations=relations):
+        for e in self.store.edges_of(scope, node_ids, direction=direction, relations=relations):
             cur = self._pending(e)  # no second read per edge (a round trip on a server)
             if isinstance(cur, Edge):
                 out[e.id] = cur
@@ -93,7 +100,7 @@ class UnitOfWork:
             if (
                 isinstance(rec, Edge)
                 and rec.scope.key == key
-                and (rec.source_id in wanted or rec.target_id in wanted)
+                and _touches(rec, wanted, direction)
                 and (relations is None or rec.relation in relations)
             ):
                 out[rec.id] = rec
@@ -177,6 +184,11 @@ class UnitOfWork:
         if changes:
             self.store.apply(changes, self.vectors)
         return changes
+
+
+def _touches(edge: Edge, ends: set[str], direction: Direction) -> bool:
+    leaves, arrives = edge.source_id in ends, edge.target_id in ends
+    return {"out": leaves, "in": arrives, "both": leaves or arrives}[direction]
 
 
 def _same(a: Record, b: Record) -> bool:

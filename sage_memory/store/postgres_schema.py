@@ -132,6 +132,15 @@ DROP INDEX edges_by_source;
 DROP INDEX edges_by_target;
 """,
     ),
+    (
+        4,
+        # A node's edges of one relation (ingest checks what a source already states for each
+        # fact it adds): one seek, however many edges of other relations the node has; rid
+        # last, so the latest k of one relation are a seek too.
+        """
+CREATE INDEX edges_by_source_relation ON edges (source_id, relation, rid);
+""",
+    ),
 )
 
 #: Work a migration needs beyond its SQL, run in the same transaction right after it.

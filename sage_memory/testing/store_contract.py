@@ -197,6 +197,22 @@ class GraphStoreContract:
         assert [e.id for e in found] == [into.id]
         assert store.edges_of(BOB, [hub.id], per_node=2) == []
 
+    def test_a_sources_edges_of_one_relation(self, store: GraphStore) -> None:
+        # What ingest reads before it adds a fact: the edges its source already has of that
+        # relation, and none of the node's other edges.
+        hub, a, b, c = node("hub"), node("a"), node("b"), node("c")
+        write(store, (None, hub), (None, a), (None, b), (None, c))
+        lives = [edge(hub, a, "LIVES_IN"), edge(hub, b, "LIVES_IN")]
+        noise = [edge(hub, c, "USES"), edge(b, hub, "LIVES_IN"), edge(a, c, "LIVES_IN")]
+        for e in (lives[0], *noise, lives[1]):
+            write(store, (None, e))
+        found = store.edges_of(ALICE, [hub.id], direction="out", relations=["LIVES_IN"])
+        assert [e.id for e in found] == [e.id for e in lives]
+        both = store.edges_of(ALICE, [hub.id, a.id], direction="out", relations=["LIVES_IN"])
+        assert {e.id for e in both} == {*(e.id for e in lives), noise[2].id}
+        assert store.edges_of(ALICE, [hub.id], direction="out", relations=["WORKS_AT"]) == []
+        assert store.edges_of(BOB, [hub.id], direction="out", relations=["LIVES_IN"]) == []
+
     def test_provenance(self, store: GraphStore) -> None:
         m1, m2 = memory("one"), memory("two")
         a = node("a", memory_ids=(m1.id,))
