@@ -212,7 +212,14 @@ def cmd_add(args: argparse.Namespace) -> int:
     if pending:  # after the folder is closed, so the worker can open it at once
         from sage_memory.worker import spawn
 
-        spawn(Path(args.path), args.embedder)
+        try:
+            spawn(Path(args.path).resolve(), args.embedder)
+        except OSError as exc:  # the memory is stored; only its graph waits
+            print(
+                f"warning: could not start the background extraction ({exc}); the memory is "
+                "stored, run `sage-memory extract` to build its graph",
+                file=sys.stderr,
+            )
     data = {
         "memory_id": r.memory_id,
         "node_ids": list(r.node_ids),
@@ -825,7 +832,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         metavar="SECONDS",
         help="when another process owns the folder, wait up to SECONDS for it before a write "
-        "fails (reads open the folder read-only at once)",
+        "fails (reads open the folder read-only at once; a background extraction worker is "
+        "always waited for)",
     )
     p.add_argument("--user", default=env.get("SAGE_MEMORY_USER"), help="user_id scope")
     p.add_argument("--agent", default=None, help="agent_id scope")
