@@ -120,8 +120,9 @@ def _seed(ctx: EngineContext) -> dict[str, list[str | None]]:
     queue = {m.id: [m.scope.user_id, m.scope.agent_id, m.scope.run_id] for m in found}
     if not _read_only(ctx):
         with ctx.writing(QUEUE_LOCK):
-            if _read(ctx) is None:  # another writer may have seeded it meanwhile
-                ctx.store.set_meta(QUEUE_META, json.dumps(queue))
+            # what another writer queued (or seeded) meanwhile joins what this scan found
+            queue.update(_read(ctx) or {})
+            ctx.store.set_meta(QUEUE_META, json.dumps(queue))
     return queue
 
 
