@@ -5,18 +5,18 @@
     .venv/bin/python bench/cli_profile.py --baseline /other/venv/bin/python  # side by side
 
 Runs each command (as ``cli.main`` runs it) in a fresh interpreter (bytecode cache on, as
-installed) that counts the CPU
-time (``time.process_time``: user + system of this process) spent importing each top-level
-package, and the time of each phase of the command: importing the CLI, opening the folder,
-the command itself, closing. CPU time rather than wall time because the machine may be shared
-(``python -X importtime`` measures wall time, which a loaded machine inflates at random). An
-import's time is its own: a package's figure leaves out the packages it imports, which are
-counted under their own names. The wall time of each process is measured too (from start to
-exit), and for an ``add`` that started a background extraction worker, the wall time the
-worker took to finish after it (each run waits for it). Commands: `search`, `add` (which
-extracts inline, or in the background where the installation does that), `add --no-infer`,
-and where there is background extraction, `add --extract now` and `extract` (of one memory
-left pending).
+installed) that counts the CPU time (``time.process_time``: user + system of this process)
+spent importing each top-level package, and the time of each phase of the command: importing
+the CLI, opening the folder, the command itself, closing. CPU time rather than wall time
+because the machine may be shared (``python -X importtime`` measures wall time, which a loaded
+machine inflates at random). An import's time is its own: a package's figure leaves out the
+packages it imports, which are counted under their own names. The wall time of each process
+is measured too (from start to exit), and for an ``add`` that started a background extraction
+worker, the wall time the worker took to finish after it (each run waits for it). Commands:
+`search`, `add` (which extracts inline, or in the background where the installation does
+that), `add --no-infer`, and where there is background extraction, `add --extract now` and
+`extract` (of one memory left pending).
+
 Writes bench/results/cli_profile.json and the ``cli-profile`` section of bench/README.md.
 """
 
