@@ -4,13 +4,19 @@
     .venv/bin/python bench/cli_profile.py --folder DIR       # an existing folder (user "bench")
     .venv/bin/python bench/cli_profile.py --baseline /other/venv/bin/python  # side by side
 
-Runs each command in a fresh interpreter (bytecode cache on, as installed) that counts the CPU
-time (``time.process_time``: user + system of this process) spent importing each top-level
-package, and the time of each phase of the command: importing the CLI, opening the folder,
-the command itself, closing. CPU time rather than wall time because the machine may be shared
-(``python -X importtime`` measures wall time, which a loaded machine inflates at random). An
-import's time is its own: a package's figure leaves out the packages it imports, which are
-counted under their own names. Commands: `search`, `add` (which extracts) and `add --no-infer`.
+Runs each command (as ``cli.main`` runs it) in a fresh interpreter (bytecode cache on, as
+installed) that counts the CPU time (``time.process_time``: user + system of this process)
+spent importing each top-level package, and the time of each phase of the command: importing
+the CLI, opening the folder, the command itself, closing. CPU time rather than wall time
+because the machine may be shared (``python -X importtime`` measures wall time, which a loaded
+machine inflates at random). An import's time is its own: a package's figure leaves out the
+packages it imports, which are counted under their own names. The wall time of each process
+is measured too (from start to exit), and for an ``add`` that started a background extraction
+worker, the wall time the worker took to finish after it (each run waits for it). Commands:
+`search`, `add` (which extracts inline, or in the background where the installation does
+that), `add --no-infer`, and where there is background extraction, `add --extract now` and
+`extract` (of one memory left pending).
+
 Writes bench/results/cli_profile.json and the ``cli-profile`` section of bench/README.md.
 """
 
@@ -86,29 +92,86 @@ phases = {"interpreter": start}  # CPU spent before this line: Python's own star
 import sage_memory.cli as cli
 phases["import cli"] = time.process_time() - start
 argv = json.loads(sys.argv[1])
-args = cli.build_parser().parse_args(argv)
+# The command runs as `sage-memory ARGV` does (cli.main); opening and closing the folder are
+# timed by wrapping the CLI's _open and the engine's close, the rest is the command's own.
+spent = {"open": 0.0, "close": 0.0}
+workers = []  # background extraction workers the command started (waited for by the parent)
+real_open = cli._open
+
+def timed_open(*a, **k):
+    t = time.process_time()
+    mem = real_open(*a, **k)
+    spent["open"] += time.process_time() - t
+    cls = type(mem)
+    if not getattr(cls, "_timed", False):
+        real_close = cls.close
+        def close(self):
+            t = time.process_time()
+            try:
+                real_close(self)
+            finally:
+                spent["close"] += time.process_time() - t
+        cls.close, cls._timed = close, True
+    return mem
+
+cli._open = timed_open
+try:
+    import sage_memory.worker as worker
+    real_spawn = worker.spawn
+    def spawn(*a, **k):
+        pid = real_spawn(*a, **k)
+        workers.append(pid)
+        return pid
+    worker.spawn = spawn
+except ImportError:  # an installation without background extraction
+    pass
+import contextlib, io
 t = time.process_time()
-mem = cli._open(args)
-phases["open"] = time.process_time() - t
-t = time.process_time()
-if args.command == "search":
-    mem.search(args.query, user_id=args.user)
-else:
-    mem.add(args.text, user_id=args.user, infer=not args.no_infer)
-phases["command"] = time.process_time() - t
-t = time.process_time()
-mem.close()
-phases["close"] = time.process_time() - t
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = cli.main(argv)
+if code != 0:
+    sys.exit(f"exit status {code}")
+ran = time.process_time() - t
+phases["open"], phases["close"] = spent["open"], spent["close"]
+phases["command"] = ran - spent["open"] - spent["close"]
 phases["total"] = time.process_time()
 heavy = [m for m in ("chromadb", "litellm", "networkx", "onnxruntime", "tokenizers", "spacy",
                      "lemminflect", "langchain_core", "llama_index", "snowballstemmer")
          if m in sys.modules]
-print(json.dumps({"phases": phases, "imports": own, "loaded": heavy}))
+print(json.dumps({"phases": phases, "imports": own, "loaded": heavy, "workers": workers}))
 """
 
 
-def _profile(python: str, argv: list[str]) -> dict[str, object]:
+# Leaves one memory pending (stored, not extracted, no worker started): what `extract` measures.
+_PEND = r"""
+import sys
+from sage_memory import SageMemory
+with SageMemory(sys.argv[1]) as mem:
+    mem.add(sys.argv[2], user_id="bench", defer=True)
+"""
+
+
+def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.pop("SAGE_MEMORY_EXTRACT", None)  # each installation's own default
+    return env
+
+
+def _pend(python: str, folder: Path, text: str) -> None:
+    subprocess.run(
+        [python, "-c", _PEND, str(folder), text],
+        check=True,
+        env=_env(),
+        cwd=tempfile.gettempdir(),
+    )
+
+
+def _profile(python: str, argv: list[str]) -> dict[str, Any]:
+    """One run: CPU by phase and import (the child's own count), wall seconds of the whole
+    process (interpreter start to exit), and the wall seconds a background extraction worker
+    it started took to finish after it (the run waits for it: the next run needs the folder)."""
+    env = _env()
+    began = time.perf_counter()
     done = subprocess.run(
         [python, "-c", _CHILD, json.dumps(argv)],
         check=False,
@@ -117,11 +180,32 @@ def _profile(python: str, argv: list[str]) -> dict[str, object]:
         env=env,
         cwd=tempfile.gettempdir(),  # not this checkout: `-c` puts the working folder on sys.path
     )
+    wall = time.perf_counter() - began
     if done.returncode != 0:
         sys.exit(f"profiled command failed:\n{done.stderr}")
     out = done.stdout
-    result: dict[str, object] = json.loads(out.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    ended = time.perf_counter()
+    for pid in result.get("workers", []):
+        while _alive(pid):
+            time.sleep(0.01)
+    result["phases"]["wall"] = wall
+    result["phases"]["worker wall"] = time.perf_counter() - ended if result.get("workers") else 0.0
     return result
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by init) counts as gone
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ", 1)[1][:1] != "Z"
+    except OSError:
+        return True
 
 
 def _median(runs: list[dict[str, dict[str, float]]], key: str) -> dict[str, float]:
@@ -130,6 +214,8 @@ def _median(runs: list[dict[str, dict[str, float]]], key: str) -> dict[str, floa
 
 
 PHASES = ("interpreter", "import cli", "open", "command", "close", "total")
+#: Wall seconds, from the parent: the whole process, and the background worker after it.
+WALL = ("wall", "worker wall")
 
 
 def render(report: dict[str, Any], top: int) -> str:
@@ -140,15 +226,19 @@ def render(report: dict[str, Any], top: int) -> str:
     rule = "|---|" + "---|" * len(commands)
 
     def cell(command: str, kind: str, key: str) -> str:
-        values = [report["systems"][s][command][kind].get(key, 0.0) for s in systems]
-        return " / ".join(f"{v:.3f}" for v in values)
+        got = [report["systems"][s].get(command) for s in systems]
+        return " / ".join("-" if g is None else f"{g[kind].get(key, 0.0):.3f}" for g in got)
 
     rows = [head, rule]
     for phase in PHASES:
         rows.append(f"| {phase} | " + " | ".join(cell(c, "phases", phase) for c in commands) + " |")
+    for phase in WALL:
+        rows.append(
+            f"| {phase} (wall s) | " + " | ".join(cell(c, "phases", phase) for c in commands) + " |"
+        )
     weight: dict[str, float] = {}
     for system in systems:
-        for command in commands:
+        for command in report["systems"][system]:
             for name, secs in report["systems"][system][command]["imports"].items():
                 weight[name] = max(weight.get(name, 0.0), secs)
     for name in sorted(weight, key=lambda n: -weight[n])[:top]:
@@ -158,7 +248,9 @@ def render(report: dict[str, Any], top: int) -> str:
     loaded = [
         f"{s}: "
         + "; ".join(
-            f"`{c}` {', '.join(report['systems'][s][c]['loaded']) or 'none'}" for c in commands
+            f"`{c}` {', '.join(report['systems'][s][c]['loaded']) or 'none'}"
+            for c in commands
+            if c in report["systems"][s]
         )
         for s in systems
     ]
@@ -205,7 +297,22 @@ def main() -> None:
             "search": ["search", "where does Caroline live now?"],
             "add": ["add", "Caroline moved to Lisbon."],
             "add --no-infer": ["add", "--no-infer", "Caroline moved to Porto."],
+            # with background extraction: the inline add, and the worker's work for one add
+            # when run in the foreground (`extract` of one pending memory)
+            "add --extract now": ["add", "--extract", "now", "Caroline moved to Faro."],
+            "extract": ["extract"],
         }
+        supports = {  # an installation without background extraction skips the last two
+            system: subprocess.run(
+                [python, "-c", "import sage_memory.worker"],
+                capture_output=True,
+                check=False,
+                cwd=tempfile.gettempdir(),
+            ).returncode
+            == 0
+            for system, python in pythons.items()
+        }
+        newer = {"add --extract now", "extract"}
 
         def argv(system: str, command: list[str]) -> list[str]:
             return ["--path", str(copies[system]), "--user", "bench", *command]
@@ -216,6 +323,10 @@ def main() -> None:
         for _ in range(args.runs):
             for command, words in commands.items():
                 for system, python in pythons.items():
+                    if command in newer and not supports[system]:
+                        continue
+                    if command == "extract":
+                        _pend(python, copies[system], "Caroline moved to Braga.")
                     got = _profile(python, argv(system, words))
                     runs[system].setdefault(command, []).append(got)
     finally:

@@ -4,6 +4,10 @@
     sage-memory --path ./memory --user alice search "where does alice live?" --json
     sage-memory demo
 
+``add`` stores the memory and returns; a background process (``sage_memory.worker``) builds
+its nodes and edges. ``add --extract now`` builds them before returning; ``extract`` runs
+what is still pending in the foreground.
+
 ``--json`` output is stable for scripts: top-level keys and item fields only ever get added.
 Errors go to stderr as ``error: ...`` with exit status 2; success exits 0.
 """
@@ -111,7 +115,9 @@ def _open(args: argparse.Namespace, path: str | None = None) -> Any:
         # server mode (PostgreSQL)
         return SageMemory(url=args.db, embedder=args.embedder, reranker=reranker)
     folder = path or args.path
-    deadline = time.monotonic() + max(0.0, getattr(args, "wait", 0.0) or 0.0)
+    start = time.monotonic()
+    asked = max(0.0, getattr(args, "wait", 0.0) or 0.0)
+    told = False
     while True:
         try:
             return SageMemory(
@@ -120,9 +126,24 @@ def _open(args: argparse.Namespace, path: str | None = None) -> Any:
         except FolderBusyError:
             if args.command in _READS:
                 return SageMemory(folder, embedder=args.embedder, read_only=True, reranker=reranker)
-            if time.monotonic() >= deadline:
+            waited = time.monotonic() - start
+            if waited >= asked and not (waited < _WORKER_PATIENCE and _worker_busy(folder)):
                 raise
-            time.sleep(0.2)
+            if not told and waited >= 1.0 and _worker_busy(folder):
+                told = True  # a worker can take a while on a long queue: never a silent wait
+                print("note: waiting for the background extraction to finish", file=sys.stderr)
+            time.sleep(0.05)
+
+
+#: How long a write waits for the background extraction worker that holds the folder (it
+#: holds it only while it extracts, a second or so per batch of new memories).
+_WORKER_PATIENCE = 300.0
+
+
+def _worker_busy(folder: str | os.PathLike[str]) -> bool:
+    from sage_memory.worker import worker_owns
+
+    return worker_owns(Path(folder))
 
 
 def _bars(args: argparse.Namespace) -> bool:
@@ -175,28 +196,74 @@ def _timestamp(value: str | None) -> datetime | None:
 @command("add")
 def cmd_add(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
+    # A folder: store now, extract in a background worker. Server mode extracts inline (its
+    # worker would need the server's credentials on a command line).
+    background = args.extract == "background" and not args.no_infer and not args.db
     with _open(args) as mem:
         r = mem.add(
             text,
             timestamp=_timestamp(args.timestamp),
             infer=not args.no_infer,
             kind=args.kind,
+            defer=background,
             **_scope(args),
         )
-        data = {
-            "memory_id": r.memory_id,
-            "node_ids": list(r.node_ids),
-            "edge_ids": list(r.edge_ids),
-            "expired_edge_ids": list(r.expired_edge_ids),
-            "extraction_error": r.extraction_error,
-        }
-        _emit(
-            args,
-            data,
+    pending = r.memory.extraction == "pending"
+    if pending:  # after the folder is closed, so the worker can open it at once
+        from sage_memory.worker import spawn
+
+        try:
+            spawn(Path(args.path).resolve(), args.embedder)
+        except OSError as exc:  # the memory is stored; only its graph waits
+            print(
+                f"warning: could not start the background extraction ({exc}); the memory is "
+                "stored, run `sage-memory extract` to build its graph",
+                file=sys.stderr,
+            )
+    data = {
+        "memory_id": r.memory_id,
+        "node_ids": list(r.node_ids),
+        "edge_ids": list(r.edge_ids),
+        "expired_edge_ids": list(r.expired_edge_ids),
+        "extraction_error": r.extraction_error,
+        "extraction": r.memory.extraction,
+    }
+    if pending:
+        shown = f"added {r.memory_id} (its graph is being extracted in the background)"
+    else:
+        shown = (
             f"added {r.memory_id} ({len(r.node_ids)} nodes, {len(r.edge_ids)} edges"
             + (f", {len(r.expired_edge_ids)} facts expired" if r.expired_edge_ids else "")
-            + ")",
+            + ")"
         )
+    _emit(args, data, shown)
+    return 0
+
+
+@command("extract")
+def cmd_extract(args: argparse.Namespace) -> int:
+    """Build the graph of memories still pending (added in the background, or whose worker
+    was stopped), in the foreground."""
+    with _open(args) as mem:
+        scoped = not args.all and (args.user is not None or args.agent is not None)
+        who = _scope(args) if scoped else {}
+        done = mem.extract_pending(limit=args.limit, **who)
+        left = mem.stats(**who)["pending"]
+    failed = [r.memory_id for r in done if r.extraction_error is not None]
+    data = {
+        "extracted": len(done),
+        "memory_ids": [r.memory_id for r in done],
+        "failed": failed,
+        "node_ids": sorted({n for r in done for n in r.node_ids}),
+        "edge_ids": sorted({e for r in done for e in r.edge_ids}),
+        "pending": left,
+    }
+    text = (
+        f"extracted {len(done)} memories"
+        + (f" ({len(failed)} failed: see `get ID`)" if failed else "")
+        + (f"; {left} still pending" if left else "")
+    )
+    _emit(args, data, text)
     return 0
 
 
@@ -765,7 +832,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         metavar="SECONDS",
         help="when another process owns the folder, wait up to SECONDS for it before a write "
-        "fails (reads open the folder read-only at once)",
+        "fails (reads open the folder read-only at once; a background extraction worker is "
+        "always waited for)",
     )
     p.add_argument("--user", default=env.get("SAGE_MEMORY_USER"), help="user_id scope")
     p.add_argument("--agent", default=None, help="agent_id scope")
@@ -787,10 +855,21 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--timestamp", help="when it happened (ISO-8601)")
     sp.add_argument("--no-infer", action="store_true", help="store without extracting a graph")
     sp.add_argument(
+        "--extract",
+        choices=["background", "now"],
+        default=env.get("SAGE_MEMORY_EXTRACT", "background"),
+        help="background (default, or $SAGE_MEMORY_EXTRACT): return once the memory is stored "
+        "and searchable, and build its graph in a background process; now: build the graph "
+        "before returning (for a script that explores it next)",
+    )
+    sp.add_argument(
         "--kind",
         choices=["knowledge", "experience"],
         help="what the text is: a fact that holds, or a record of something done",
     )
+    sp = add("extract", "build the graph of memories still pending (see add --extract)")
+    sp.add_argument("--limit", type=int, help="at most this many (default: all)")
+    sp.add_argument("--all", action="store_true", help="every scope, not just --user/--agent")
     sp = add("import", "remember every line of a text file, or every record of a .jsonl file")
     sp.epilog = IMPORT_FORMAT
     sp.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -909,7 +988,7 @@ def _version() -> str:
 #: so, instead of creating an empty memory and answering "nothing found".
 _NEEDS_FOLDER = frozenset(
     {"search", "explore", "plan", "path", "stats", "export", "get", "delete", "history"}
-    | {"undo", "evolve", "review", "backup"}
+    | {"undo", "evolve", "review", "backup", "extract"}
 )
 #: The scope used when no --user/--agent/--run (nor $SAGE_MEMORY_USER) is given.
 DEFAULT_USER = "default"
@@ -938,7 +1017,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     scopeless = args.user is None and args.agent is None and args.run is None
-    if scopeless and args.command not in ("demo", "load", "stats", "export", "backup", "ui"):
+    if scopeless and args.command not in (
+        "demo",
+        "load",
+        "stats",
+        "export",
+        "backup",
+        "ui",
+        "extract",
+    ):
         args.user = DEFAULT_USER
         # Named on every run (stderr, so --json output stays parseable): never a silent scope.
         print(

@@ -14,6 +14,10 @@ from types import ModuleType
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# The command line's `add` builds the graph in a background process by default; the CLI tests
+# that explore the graph right after an add ask for it inline, as a script would. The background
+# worker has its own tests (tests/e2e/test_cli_background.py), which unset this.
+os.environ.setdefault("SAGE_MEMORY_EXTRACT", "now")
 
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, NodeSpec

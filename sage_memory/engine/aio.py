@@ -156,6 +156,7 @@ class AsyncSageMemory:
         source: str | None = None,
         infer: bool = True,
         dedup: bool = True,
+        defer: bool = False,
     ) -> AddResult:
         """Async :meth:`SageMemory.add`."""
         return await asyncio.to_thread(
@@ -170,6 +171,7 @@ class AsyncSageMemory:
             source=source,
             infer=infer,
             dedup=dedup,
+            defer=defer,
         )
 
     async def add_many(
@@ -183,6 +185,7 @@ class AsyncSageMemory:
         progress: bool = False,
         batch_size: int | None = None,
         dedup: bool = True,
+        defer: bool = False,
     ) -> list[AddResult]:
         """Async :meth:`SageMemory.add_many`."""
         return await asyncio.to_thread(
@@ -195,6 +198,24 @@ class AsyncSageMemory:
             progress=progress,
             batch_size=batch_size,
             dedup=dedup,
+            defer=defer,
+        )
+
+    async def extract_pending(
+        self,
+        *,
+        limit: int | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[AddResult]:
+        """Async :meth:`SageMemory.extract_pending`."""
+        return await asyncio.to_thread(
+            self.sync.extract_pending,
+            limit=limit,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
         )
 
     async def update(

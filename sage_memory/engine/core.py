@@ -232,6 +232,7 @@ class SageMemory:
         source: str | None = None,
         infer: bool = True,
         dedup: bool = True,
+        defer: bool = False,
     ) -> AddResult:
         """Remember a text, a chat message or a list of messages.
 
@@ -239,6 +240,11 @@ class SageMemory:
         edges. If extraction fails the memory is still stored, with the failure recorded on it.
         A list of messages becomes one memory per message; the result describes the first, and
         ``memory_ids`` lists all.
+
+        ``defer=True`` returns once the memory is stored (durable, and found by search through
+        its vector and words) with its extraction "pending": no extractor runs or loads.
+        :meth:`extract_pending` builds its nodes and edges later (the command line's ``add``
+        does this in a background process). The result then lists no nodes or edges.
 
         Adding is idempotent by content: the same text with the same scope and ``timestamp``
         (or the same ``metadata={"id": ...}``) added again is not stored twice; the result's
@@ -258,6 +264,7 @@ class SageMemory:
             source=source,
             infer=infer,
             dedup=dedup,
+            defer=defer,
         )
 
     def add_many(
@@ -271,12 +278,14 @@ class SageMemory:
         progress: bool = False,
         batch_size: int | None = None,
         dedup: bool = True,
+        defer: bool = False,
     ) -> list[AddResult]:
         """Remember many items with batched embedding and extraction.
 
         Items are strings or dicts ``{text, timestamp?, metadata?, kind?, source?, role?}``.
         Each batch is one transaction: a batch that returned is durable. Items already stored
         (see ``add``) come back with ``skipped`` True; ``dedup=False`` stores them again.
+        ``defer=True``: store them with extraction pending (see ``add``).
         """
         return self._writes.add_many(
             items,
@@ -285,7 +294,35 @@ class SageMemory:
             progress=progress,
             batch_size=batch_size,
             dedup=dedup,
+            defer=defer,
         )
+
+    def extract_pending(
+        self,
+        *,
+        limit: int | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[AddResult]:
+        """Build the nodes and edges of memories added with ``defer=True``, oldest first.
+
+        Safe to run in several threads or processes at once (each memory's graph is written
+        once, by whichever run claims it first) and to stop at any point: what was not
+        extracted stays pending for the next run. Each memory's graph joins the journal batch
+        of the add that stored it, so undoing that batch still removes both. ``stats()``
+        counts what is left under ``"pending"``.
+
+        Args:
+            limit: extract at most this many (None: every pending memory).
+            user_id: only this scope's memories (no scope given: every scope).
+            agent_id: as ``user_id``.
+            run_id: as ``user_id``.
+
+        Returns:
+            One AddResult per memory extracted, with the nodes and edges it created.
+        """
+        return self._writes.extract_pending(scope_of(user_id, agent_id, run_id), limit=limit)
 
     def update(
         self,

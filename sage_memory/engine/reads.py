@@ -30,6 +30,7 @@ from sage_memory.engine.context import EngineContext, required
 from sage_memory.engine.evolution import Evolution
 from sage_memory.engine.focus import FocusArg, search_focus
 from sage_memory.engine.lookup import Lookup
+from sage_memory.engine.pending import pending_count
 from sage_memory.retrieve import structure as st
 from sage_memory.retrieve.kinds import check_kind
 from sage_memory.retrieve.reader import GraphReader
@@ -317,6 +318,8 @@ class ReadPath:
             "memories": memories,
             "nodes": nodes,
             "edges": edges,
+            # memories stored with their extraction deferred, not yet extracted
+            "pending": pending_count(ctx, scope),
             "embedder": f"{ctx.embedder.name}:{ctx.embedder.dim}",
             "extractor": getattr(ctx.extractor, "name", type(ctx.extractor).__name__),
             "path": None if ctx.path is None else str(ctx.path),

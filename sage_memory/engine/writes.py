@@ -2,6 +2,10 @@
 
 add -> validate -> embed -> extract (outside the lock) -> plan in a unit of work
     -> one SQLite transaction (rows + journal) -> vector index sync
+
+A deferred add (``defer=True``) stops after embedding: the memory is stored with extraction
+"pending" and queued (engine/pending.py); ``extract_pending`` runs the rest later, journaled
+in the add's own batch, so undoing the add still removes the memory and its graph together.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from sage_memory.engine import pending
 from sage_memory.engine.dedup import content_ids
 from sage_memory.engine.forget import Scrubbed, scrub_journal, scrub_survivors
 from sage_memory.engine.ingest import salience_gate, support_removal
@@ -78,6 +85,7 @@ class WritePath:
         source: str | None,
         infer: bool,
         dedup: bool = True,
+        defer: bool = False,
     ) -> AddResult:
         """Remember a text, a chat message or a list of messages.
 
@@ -101,7 +109,7 @@ class WritePath:
             source=source,
         )
         ids = content_ids(episodes, scope) if dedup else [None] * len(episodes)
-        results = self._add_episodes(episodes, scope, infer=infer, ids=ids)
+        results = self._add_episodes(episodes, scope, infer=infer, ids=ids, defer=defer)
         if len(results) == 1:
             return results[0]
         first = results[0]
@@ -124,6 +132,7 @@ class WritePath:
         progress: bool,
         batch_size: int | None,
         dedup: bool = True,
+        defer: bool = False,
     ) -> list[AddResult]:
         """Remember many items with batched embedding and extraction.
 
@@ -148,7 +157,9 @@ class WritePath:
             for start in range(0, len(episodes), size):
                 chunk = episodes[start : start + size]
                 chunk_ids = ids[start : start + size]
-                results.extend(self._add_episodes(chunk, scope, infer=infer, ids=chunk_ids))
+                results.extend(
+                    self._add_episodes(chunk, scope, infer=infer, ids=chunk_ids, defer=defer)
+                )
                 bar(len(chunk))
         finally:
             bar(0, done=True)
@@ -161,6 +172,7 @@ class WritePath:
         *,
         infer: bool,
         ids: Sequence[str | None],
+        defer: bool = False,
     ) -> list[AddResult]:
         ctx = self.ctx
         now = ctx.now()
@@ -186,7 +198,12 @@ class WritePath:
                 )
             )
         before = set(stored)
-        added = self._store_new(memories, scope, infer, now, stored) if memories else {}
+        if not memories:
+            added: dict[str, AddResult] = {}
+        elif infer and defer:
+            added = self._store_pending(memories, scope, now, stored)
+        else:
+            added = self._store_new(memories, scope, infer, now, stored)
         by_id = {**{i: _skipped(m) for i, m in stored.items()}, **added}
         fresh = iter(memories)
         return [
@@ -255,6 +272,127 @@ class WritePath:
             for mem, out, delta in outcomes
         }
 
+    def _store_pending(
+        self,
+        memories: list[Memory],
+        scope: Scope,
+        now: datetime,
+        stored: dict[str, Memory],
+    ) -> dict[str, AddResult]:
+        """Embed and write ``memories`` with extraction "pending", queued for
+        :meth:`extract_pending`: no extractor runs (nor loads). Search finds them at once by
+        their vector and words; their nodes and edges come when they are extracted."""
+        ctx = self.ctx
+        vectors = ctx.embedder.embed([m.text for m in memories])
+        pending.enqueue(ctx, memories)  # before the commit (engine/pending.py says why)
+        with ctx.writing(scope.partition.key):
+            late = ctx.store.get_memories(scope.partition, [m.id for m in memories])
+            stored.update((m.id, m) for m in late)
+            uow = UnitOfWork(ctx.store, Batch("extractor", "add", now))
+            kept = [m for m in memories if m.id not in stored]
+            for memory, vec in zip(memories, vectors, strict=True):
+                if memory.id not in stored:
+                    uow.put(memory, vec)
+            changes = uow.commit()
+            ctx.sync_index(changes, uow.vectors)
+        change_ids = tuple(c.id for c in changes)
+        return {
+            m.id: AddResult(memory_id=m.id, memory=m, memory_ids=(m.id,), change_ids=change_ids)
+            for m in kept
+        }
+
+    def extract_pending(self, asked: Scope | None, *, limit: int | None) -> list[AddResult]:
+        """Build the nodes and edges of memories stored with ``defer=True``, oldest first.
+
+        Safe beside other extracting threads and processes: each memory is extracted outside
+        the lock, then written only if its row is still pending under the partition's write
+        lock (the claim), so two runs never build one memory's graph twice. A run stopped
+        midway leaves the rest pending for the next. Each memory's graph is journaled in the
+        batch of the add that stored it.
+
+        Returns:
+            One AddResult per memory extracted (``extraction_error`` set where it failed).
+        """
+        ctx = self.ctx
+        ctx.check_open()
+        if limit is not None and limit < 0:
+            raise ValidationError(f"limit={limit} must be 0 or more (None: every one)")
+        entries = pending.queued(ctx, asked)
+        parts: dict[str, tuple[Scope, list[str]]] = {}
+        for mid, s in entries:
+            parts.setdefault(s.partition.key, (s.partition, []))[1].append(mid)
+        rows = [m for part, ids in parts.values() for m in ctx.store.get_memories(part, ids)]
+        # Time order (then the order they were added): a later value of a single-valued fact
+        # must meet the earlier one already stored, as it would have when added at once.
+        order = {mid: i for i, (mid, _) in enumerate(entries)}
+        live = sorted(
+            (m for m in rows if m.extraction == "pending"),
+            key=lambda m: (m.timestamp, m.created_at, order[m.id]),
+        )
+        pending.dequeue(ctx, {mid for mid, _ in entries} - {m.id for m in live})
+        live = live if limit is None else live[:limit]
+        results: list[AddResult] = []
+        size = ctx.config.embed_batch_size
+        for start in range(0, len(live), size):
+            results += self._extract_stored(live[start : start + size])
+        return results
+
+    def _extract_stored(self, memories: Sequence[Memory]) -> list[AddResult]:
+        """Extract pending ``memories`` and write each one's graph in its add's batch."""
+        ctx = self.ctx
+        found = ctx.store.get_vectors([m.id for m in memories])
+        missing = {m.id: m.text for m in memories if m.id not in found}
+        if missing:  # a store that lost a vector: embed again (search needs one too)
+            found.update(zip(missing, ctx.embedder.embed(list(missing.values())), strict=True))
+        vectors = np.stack([found[m.id] for m in memories])
+        deltas = self._extract(memories, vectors)
+        ctx.ingestor.prepare(deltas)
+        results: list[AddResult] = []
+        for memory, delta in zip(memories, deltas, strict=True):
+            vec = found[memory.id] if memory.id in missing else None  # else the stored one stays
+            result = self._write_extracted(memory, vec, delta)
+            if result is not None:
+                results.append(result)
+        pending.dequeue(ctx, [m.id for m in memories])  # after the commits (see pending.py)
+        return results
+
+    def _write_extracted(
+        self, memory: Memory, vec: Vector | None, delta: GraphDelta | None
+    ) -> AddResult | None:
+        """Write one extracted memory's graph, if its row is still pending (the claim)."""
+        ctx = self.ctx
+        part = memory.scope.partition
+        now = ctx.now()
+        with ctx.writing(part.key):
+            current = ctx.store.get_memories(part, [memory.id])
+            if not current or current[0].extraction != "pending":
+                return None  # deleted, or extracted by another run meanwhile
+            batch = Batch("extractor", "add", now, id=self._batch_of(memory.id))
+            uow = UnitOfWork(ctx.store, batch)
+            memory, out = self._plan_add(uow, current[0], vec, delta, now)
+            changes = uow.commit()
+            ctx.sync_index(changes, uow.vectors)
+            self._queue_competing_claims(part, [out], now)
+        self.evolution.after_add(part, 1)
+        return AddResult(
+            memory_id=memory.id,
+            memory=memory,
+            memory_ids=(memory.id,),
+            node_ids=tuple(out.node_ids),
+            edge_ids=tuple(out.edge_ids),
+            expired_edge_ids=tuple(out.expired_edge_ids),
+            change_ids=tuple(c.id for c in changes),
+            tokens_used=0 if delta is None else delta.tokens_used,
+            extraction_error=memory.extraction_error,
+        )
+
+    def _batch_of(self, memory_id: str) -> str:
+        """The batch that inserted ``memory_id`` (a new one when the journal forgot it)."""
+        for _, change in self.ctx.store.journal(entity_id=memory_id):
+            if change.op == "insert":
+                return change.batch_id
+        return new_id()
+
     def _queue_competing_claims(self, scope: Scope, outcomes: Sequence[Any], now: datetime) -> None:
         """A review item for each claim kept beside a much more confident fact."""
         pairs = [pair for out in outcomes for pair in out.competing]
@@ -309,7 +447,7 @@ class WritePath:
         self,
         uow: UnitOfWork,
         memory: Memory,
-        vec: Vector,
+        vec: Vector | None,
         delta: GraphDelta | None,
         now: datetime,
     ) -> tuple[Memory, Any]:

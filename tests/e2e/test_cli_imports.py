@@ -1,5 +1,6 @@
 """What a short CLI command loads: `search` and `add` on a small folder import neither chromadb,
-litellm, networkx nor an agent framework, and `search` loads nothing of extraction.
+litellm, networkx nor an agent framework, and `search` and `add` (which leaves extraction to a
+background worker) load nothing of extraction.
 
 A small partition (up to 5,000 vectors) is served exactly from SQLite's vectors and never copied
 into Chroma (engine/folder_index.py), so neither command has a reason to open Chroma; the
@@ -15,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,7 @@ EXTRACTION = ("sage_memory.extract.structure", "lemminflect", "spacy")
 def _modules(folder: Path, *command: str) -> set[str]:
     argv = ["--path", str(folder), "--user", "u", *command]
     env = {**os.environ, "SAGE_MEMORY_PATH": "", "SAGE_MEMORY_USER": ""}
+    env.pop("SAGE_MEMORY_EXTRACT", None)  # the shipped default
     out = subprocess.run(
         [sys.executable, "-c", _RUN_CLI, json.dumps(argv)],
         check=True,
@@ -77,10 +80,22 @@ def test_search_loads_no_index_server_framework_or_extraction(folder: Path) -> N
 
 
 def test_add_to_a_small_partition_loads_no_chromadb(folder: Path) -> None:
-    modules = _modules(folder, "add", "Caroline moved to Porto in June.")
+    modules = _modules(folder, "add", "--extract", "now", "Caroline moved to Porto in June.")
     assert _loaded(modules, HEAVY) == []
     assert "sage_memory.extract.structure" in modules  # it extracted, as asked
     assert not (folder / "chroma").exists()  # the small partition has no Chroma copy
+
+
+def test_add_leaves_extraction_to_the_worker_and_loads_none_of_it(folder: Path) -> None:
+    modules = _modules(folder, "add", "Melanie moved to Faro in July.")
+    assert _loaded(modules, HEAVY) == []
+    assert _loaded(modules, EXTRACTION) == []
+    deadline = time.monotonic() + 300  # the worker it started, before the next test's add
+    while time.monotonic() < deadline:
+        with SageMemory(folder, read_only=True) as mem:
+            if mem.stats()["pending"] == 0:
+                break
+        time.sleep(0.2)
 
 
 def test_add_without_extraction_loads_none_of_it(folder: Path) -> None:

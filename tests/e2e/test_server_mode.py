@@ -301,3 +301,41 @@ def test_cli_path_on_the_command_line_wins_over_the_url_in_the_environment(
     capsys.readouterr()
     assert main(["--path", str(folder), "--db", url, *cli, "stats"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+EXTRACTOR = textwrap.dedent(
+    """
+    import sys
+    from sage_memory import SageMemory
+    with SageMemory(url=sys.argv[1], embedder="hashing") as mem:
+        print(len(mem.extract_pending()))
+    """
+)
+
+
+def test_processes_extracting_pending_memories_at_once_build_each_graph_once(
+    postgres_url: str, url: str
+) -> None:
+    texts = [f"{name} lives in {city}" for name, city in zip("ABCDEFGH", "KLMNOPQR", strict=True)]
+    reference_url = _url(postgres_url, "t_" + uuid.uuid4().hex[:12])
+
+    def facts(at: str) -> set[tuple[str, str, str]]:
+        with SageMemory(url=at, embedder="hashing") as mem:
+            sub = mem.graph(user_id="u")
+        names = {n.id: n.name for n in sub.nodes}
+        return {(names[e.source_id], e.relation, names[e.target_id]) for e in sub.edges}
+
+    with SageMemory(url=reference_url, embedder="hashing") as mem:
+        mem.add_many(texts, user_id="u")
+    with SageMemory(url=url, embedder="hashing") as mem:
+        mem.add_many(texts, user_id="u", defer=True)
+        assert mem.stats()["pending"] == len(texts)
+    procs = [
+        subprocess.Popen([sys.executable, "-c", EXTRACTOR, url], stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    counts = [int(p.communicate(timeout=600)[0].strip()) for p in procs]
+    assert sum(counts) == len(texts)  # each memory claimed by exactly one process
+    with SageMemory(url=url, embedder="hashing") as mem:
+        assert mem.stats()["pending"] == 0
+    assert facts(url) == facts(reference_url)
