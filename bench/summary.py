@@ -5,7 +5,8 @@ between the markers in README.md. A test (tests/unit/test_bench_summary.py) chec
 README's table is exactly what this script makes from the committed results, so a figure cannot
 be edited by hand or left stale.
 
-Run: ``.venv/bin/python bench/summary.py`` (after any benchmark).
+Run: ``.venv/bin/python bench/summary.py`` (after any benchmark); ``--check`` only verifies
+(``scripts/dev.py check`` runs it, so a stale table fails before a commit, not in CI).
 """
 
 from __future__ import annotations
@@ -208,6 +209,17 @@ def update(readme: Path = README) -> None:
     readme.write_text(text, encoding="utf-8")
 
 
+def is_current(readme: Path = README) -> bool:
+    """Whether README's table is exactly what the committed results make."""
+    return render() in readme.read_text(encoding="utf-8")
+
+
 if __name__ == "__main__":
-    update()
-    print(render())
+    import sys
+
+    if "--check" in sys.argv[1:]:
+        if not is_current():
+            raise SystemExit("README's benchmark table is stale: run bench/summary.py")
+    else:
+        update()
+        print(render())

@@ -3,7 +3,7 @@
 
     python3 scripts/dev.py demo      # set up .venv (first time) and run the offline demo
     python3 scripts/dev.py test      # set up .venv (first time) and run every test
-    python3 scripts/dev.py check     # ruff, ruff format --check, mypy, lint-imports (layers)
+    python3 scripts/dev.py check     # ruff, format, mypy, lint-imports, README bench table
     python3 scripts/dev.py bench     # the benchmarks under bench/ (minutes)
     python3 scripts/dev.py setup     # only the set-up
 
@@ -80,6 +80,7 @@ def main(argv: list[str]) -> int:
         run(BIN / "ruff", "format", "--check", ".")
         run(BIN / "mypy")
         run(BIN / "lint-imports", "--no-cache")  # the layer contracts in pyproject.toml
+        run(PY, "bench/summary.py", "--check")  # README's figures match bench/results
     elif task == "bench":
         for script in ("throughput.py", "extraction.py", "locomo.py"):
             if (ROOT / "bench" / script).exists():
