@@ -22,8 +22,7 @@ adjust, increase, decrease, raise, lower, grow, rise, drop, fall, reduce, extend
 expand, improve, reach, replace: Levin 1993, "verbs of change of state" and "calibratable
 change of state" classes), the "from X to Y" frame of a change, the adverbials that date a
 change from a moment on ("from now on", "from today", "going forward") and the phrasal
-verbs of succession in a role ("take over", "hand over", "step in", "step down") and the
-verbs of entering or leaving a position (join, leave, quit, resign, promote, appoint).
+verbs of succession in a role ("take over", "hand over", "step in", "step down").
 """
 
 from __future__ import annotations
@@ -52,8 +51,7 @@ _CHANGE = re.compile(
     r"|from \S+(?: \S+)? to"
     r"|from (?:now|here|today|then) on|from today|going forward|as of (?:now|today)"
     r"|tak(?:e|es|en|ing) over|took over|hand(?:s|ed|ing)? over"
-    r"|step(?:s|ped|ping)? (?:in|down|up|back|aside)"
-    r"|join(?:s|ed|ing)|left|quit|resign\w*|promot\w*|appoint\w*)\b"
+    r"|step(?:s|ped|ping)? (?:in|down|up|back|aside))\b"
 )
 #: Words between a change cue and the slot's word for the cue to be about the slot.
 NEAR = 6
