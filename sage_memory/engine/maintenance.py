@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sage_memory.engine import index_mark
+from sage_memory.codec import from_dict
+from sage_memory.engine import index_mark, pending
 from sage_memory.engine.context import DB_FILE, EngineContext
 from sage_memory.engine.journal import Batch, inverse
 from sage_memory.errors import NotFoundError, StorageError, ValidationError
 from sage_memory.store.base import GraphStore
-from sage_memory.types import Change, Scope, Vector
+from sage_memory.types import Change, Memory, Scope, Vector
 
 
 class Maintenance:
@@ -34,6 +35,12 @@ class Maintenance:
                 ]
             if not entries:
                 raise NotFoundError(f"no change or batch with id {change_or_batch_id!r}")
+            # A memory the undo brings back with its extraction pending (the change that
+            # extracted it undone alone, or its deletion undone) must be queued again, or no
+            # extraction run would find it. Queued before the inverse commits, as every
+            # pending memory is (engine/pending.py): an undo refused below leaves an id
+            # whose row is not pending, which the next reader drops.
+            pending.enqueue(ctx, _restored_pending([c for _, c in entries]))
             # A store shared by processes: the partitions the batch touched stay still until
             # the inverse is applied (no other process writes those rows in between).
             with ctx.writing(*{c.scope_key for _, c in entries}):
@@ -161,3 +168,13 @@ def _scope_from_key(change: Change) -> Scope:
     data = change.after if change.after is not None else change.before
     assert data is not None, "a journaled change always has a before or an after state"
     return Scope(**data["scope"]).partition
+
+
+def _restored_pending(changes: Sequence[Change]) -> list[Memory]:
+    """The memories that undoing ``changes`` restores with their extraction pending: the
+    state each change found (its ``before``), which the inverse writes back."""
+    return [
+        from_dict(Memory, c.before)
+        for c in changes
+        if c.entity == "memory" and c.before is not None and c.before.get("extraction") == "pending"
+    ]

@@ -99,6 +99,24 @@ def test_undo_of_the_add_batch_removes_memory_and_graph(tmp_path: Path) -> None:
         assert (stats["memories"], stats["nodes"], stats["edges"], stats["pending"]) == (0, 0, 0, 0)
 
 
+def test_undoing_the_change_that_marked_a_memory_extracted_queues_it_again(
+    tmp_path: Path,
+) -> None:
+    """Undo of the one change that marked a deferred memory extracted (not its whole batch):
+    the memory is pending again, and the next extraction run finds it."""
+    with SageMemory(tmp_path / "m") as mem:
+        kept = mem.add(TEXTS[0], user_id="u", defer=True).memory_id
+        mem.extract_pending()
+        assert mem.stats()["pending"] == 0
+        marked = [c for c in mem.history(kept) if c.op == "update"]
+        assert [(c.before or {}).get("extraction") for c in marked] == ["pending"]
+        mem.undo(marked[0].id, force=True)
+        assert mem.get(kept, user_id="u").extraction == "pending"
+        assert mem.stats()["pending"] == 1
+        assert [r.memory_id for r in mem.extract_pending()] == [kept]
+        assert mem.stats()["pending"] == 0
+
+
 def test_deleted_or_updated_pending_memories_are_not_extracted(tmp_path: Path) -> None:
     with SageMemory(tmp_path / "m") as mem:
         gone = mem.add(TEXTS[0], user_id="u", defer=True).memory_id
