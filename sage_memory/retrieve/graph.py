@@ -30,6 +30,7 @@ from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
 from sage_memory.retrieve.walk import MEMORY, StoreGraph, associate, specificity, walk_seeds
+from sage_memory.retrieve.walk_links import WalkLinks
 from sage_memory.types import Edge, Node, Scope, Vector
 
 #: A fact that no longer holds demotes its memories only when it is this relevant to the query
@@ -135,17 +136,19 @@ def recall(
     lexical: Sequence[tuple[str, float]],
     config: RetrieveConfig,
     mentions: Future[Mentions] | None = None,
+    links: WalkLinks | None = None,
 ) -> None:
     """Associative recall: PageRank pushed from the linked entities and the best dense and
     lexical memories through memories and entities (:mod:`sage_memory.retrieve.walk`); the
     mass on memories goes to ``g.walk``.
 
     ``mentions``: the one-name hop's reads, started early (:func:`hop_seeds`); without it
-    they are made here."""
+    they are made here. ``links``: the walk's links kept by earlier searches
+    (:mod:`sage_memory.retrieve.walk_links`)."""
     seeds = walk_seeds(g.linked, dense, lexical)
     if not seeds:
         return
-    _walk(ask, g, seeds, config)
+    _walk(ask, g, seeds, config, links)
     if ask.weights.assoc_take > 0:
         # One name away from the best hits (mentions.py): the bridge of a two-hop question.
         memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
@@ -167,12 +170,19 @@ def hop_seeds(
     return {k[2:]: v for k, v in walk_seeds((), dense, lexical).items()}
 
 
-def _walk(ask: Ask, g: GraphEvidence, seeds: Mapping[str, float], config: RetrieveConfig) -> None:
+def _walk(
+    ask: Ask,
+    g: GraphEvidence,
+    seeds: Mapping[str, float],
+    config: RetrieveConfig,
+    links: WalkLinks | None,
+) -> None:
     graph = StoreGraph(
         ask.store,
         ask.scope,
         EdgeFilter(min_confidence=config.min_confidence, at=ask.as_of),
         max_fanout=config.max_fanout,
+        cache=links,
     )
     graph.add_nodes([ln.node for ln in g.linked])
     g.walk, result = associate(graph, seeds)
