@@ -28,13 +28,16 @@ Links = Sequence[tuple[str, float]]
 
 
 class WalkLinks:
-    """Link lists by walk setting and key (``"n:<id>"`` or ``"m:<id>"``), bounded: the oldest
-    half goes when it is full. Shared by the searches of one retriever (thread-safe)."""
+    """Link lists by walk setting and key (``"n:<id>"`` or ``"m:<id>"``), bounded by the
+    links they hold (an entity keeps up to a hundred memories and its facts; a memory a few
+    entities): the oldest lists go, down to half the bound, when a search would pass it.
+    Shared by the searches of one retriever (thread-safe)."""
 
-    def __init__(self, limit: int = 50_000) -> None:
+    def __init__(self, limit: int = 500_000) -> None:
         self._lock = threading.Lock()
         self._epoch: int | None = None
         self._items: dict[tuple[Hashable, str], Links] = {}
+        self._size = 0  # links held, summed over the lists
         self._limit = limit
 
     def session(self, store: GraphReader, setting: Hashable) -> WalkSession | None:
@@ -46,8 +49,13 @@ class WalkLinks:
         if epoch is None:
             return None
         with self._lock:
+            if self._epoch is not None and epoch < self._epoch:
+                # A search that read the epoch before a write another search already saw:
+                # it keeps and reads nothing (going back would let older links in again).
+                return None
             if epoch != self._epoch:
                 self._items.clear()
+                self._size = 0
                 self._epoch = epoch
         return WalkSession(self, store, setting, epoch)
 
@@ -58,11 +66,18 @@ class WalkLinks:
         with self._lock:
             if epoch != self._epoch:
                 return  # a later search saw a newer write: these may predate it
-            if len(self._items) + len(items) > self._limit:
-                for old in list(self._items)[: self._limit // 2]:
-                    del self._items[old]
+            adding = sum(len(links) for links in items.values())
+            if self._size + adding > self._limit:
+                for old in list(self._items):
+                    if self._size + adding <= self._limit // 2:
+                        break
+                    self._size -= len(self._items.pop(old))
             for key, links in items.items():
+                was = self._items.pop((setting, key), None)
+                if was is not None:
+                    self._size -= len(was)
                 self._items[(setting, key)] = links
+                self._size += len(links)
 
 
 @dataclass(slots=True)

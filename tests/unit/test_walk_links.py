@@ -237,3 +237,18 @@ def test_a_run_and_a_past_time_answer_as_without_kept_links(mem: SageMemory) -> 
     warm = run_and_past()
     mem.retriever._links = WalkLinks()
     assert warm == run_and_past()
+
+
+def test_kept_links_are_bounded_by_the_links_they_hold(mem: SageMemory) -> None:
+    """The bound counts links, not lists: a few busy entities cannot hold more than it."""
+    world(mem, "u")
+    cache = WalkLinks(limit=10)
+    busy = [(f"m:{i}", 1.0) for i in range(6)]
+    for n in range(4):
+        session = cache.session(mem.store, "setting")
+        assert session is not None
+        session.keep({f"n:{n}": busy})
+        assert sum(len(links) for links in cache._items.values()) <= 10
+        assert session.get(f"n:{n}") == busy  # the newest list stays
+    assert cache.session(mem.store, "setting") is not None
+    assert cache.session(mem.store, "setting").get("n:0") is None  # the oldest went
