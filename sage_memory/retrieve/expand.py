@@ -80,6 +80,9 @@ class Neighbourhood:
         self.max_fanout = max_fanout
         self.max_memories = max_memories
         self._adj: dict[str, list[tuple[str, float, Edge]]] = {}
+        # Nodes whose edge read stopped short of its bound: all their edges were read, so their
+        # links do not depend on which nodes were read with them.
+        self._whole: set[str] = set()
         self.nodes: dict[str, Node] = {}
         self.edges: dict[str, Edge] = {}
 
@@ -117,15 +120,20 @@ class Neighbourhood:
         found: dict[str, list[Edge]] = {n: [] for n in missing}
         if walk:
             relations = sorted(self.filter.relations) if self.filter.relations else None
-            found_edges = self.store.edges_of(
-                self.scope, walk, relations=relations, per_node=max(EDGES_READ, self.max_fanout)
-            )
+            bound = max(EDGES_READ, self.max_fanout)
+            found_edges = self.store.edges_of(self.scope, walk, relations=relations, per_node=bound)
+            listed = dict.fromkeys(walk, 0)
             for e in found_edges:
+                for end in (e.source_id, e.target_id):
+                    if end in listed:
+                        listed[end] += 1
                 if not self.filter.allows(e):
                     continue
                 for end in (e.source_id, e.target_id):
                     if end in found:
                         found[end].append(e)
+            # Fewer edges listed at a node than one end's bound: no end of it was cut.
+            self._whole.update(n for n, count in listed.items() if count < bound)
         # Each edge's standing once (an edge between two fetched nodes is listed twice).
         strength: dict[str, tuple[bool, float]] = {}
         for edges in found.values():
@@ -148,6 +156,10 @@ class Neighbourhood:
     def of(self, node_id: str) -> list[Edge]:
         self.fetch([node_id])
         return [e for _, _, e in self._adj[node_id]]
+
+    def whole(self, node_id: str) -> bool:
+        """Whether every edge of a node already read was read (none cut by the bound)."""
+        return node_id in self._whole
 
     def links(self, node_id: str) -> list[tuple[str, float, Edge]]:
         """(neighbour, walk weight, edge) of a node already read, else none (reads nothing)."""

@@ -8,7 +8,7 @@ longer hold at the time the query asks about are marked superseded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +30,7 @@ from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds, link_entities
 from sage_memory.retrieve.walk import MEMORY, StoreGraph, associate, specificity, walk_seeds
+from sage_memory.retrieve.walk_links import WalkLinks
 from sage_memory.types import Edge, Node, Scope, Vector
 
 #: A fact that no longer holds demotes its memories only when it is this relevant to the query
@@ -64,10 +65,14 @@ class GraphEvidence:
     edges: dict[str, Edge] = field(default_factory=dict)
     edge_scores: dict[str, float] = field(default_factory=dict)
     relevant: dict[str, bool] = field(default_factory=dict)  # edge id -> holds at query time
+    # memory id -> the best relevance of a node or fact it supports: every memory of the
+    # nodes reached without the walk (``Weights.walk`` off: it is then the graph feature),
+    # else only those :func:`explain` was asked about (the hits returned)
     memory_score: dict[str, float] = field(default_factory=dict)
     # memory id -> the node or fact that found it (rendered only for the hits returned)
     memory_why: dict[str, Node | Edge] = field(default_factory=dict)
-    entity: dict[str, float] = field(default_factory=dict)
+    # linked node id -> the entity feature of the memories it supports (:func:`entity_scores`)
+    shares: dict[str, float] = field(default_factory=dict)
     superseded: set[str] = field(default_factory=set)
     # memory id -> associative-walk PageRank mass, scaled to the best (in [0, 1])
     walk: dict[str, float] = field(default_factory=dict)
@@ -124,7 +129,11 @@ def gather(ask: Ask, words: WordSeeds, index: VectorIndex, config: RetrieveConfi
         r = mass.get(nid, 0.0) / top * best_link * specificity(node)
         g.mass[nid] = max(r, seeds.get(nid, 0.0))
     g.edge_scores = {e.id: _edge_score(e, g.mass, g.relevant[e.id]) for e in g.edges.values()}
-    _provenance(g)
+    for ln in g.linked:
+        g.shares[ln.node.id] = max(g.shares.get(ln.node.id, 0.0), ln.score * specificity(ln.node))
+    _superseded(g)
+    if not ask.weights.walk:
+        _provenance(g, [n.memory_ids for n in g.nodes.values()])
     return g
 
 
@@ -135,17 +144,19 @@ def recall(
     lexical: Sequence[tuple[str, float]],
     config: RetrieveConfig,
     mentions: Future[Mentions] | None = None,
+    links: WalkLinks | None = None,
 ) -> None:
     """Associative recall: PageRank pushed from the linked entities and the best dense and
     lexical memories through memories and entities (:mod:`sage_memory.retrieve.walk`); the
     mass on memories goes to ``g.walk``.
 
     ``mentions``: the one-name hop's reads, started early (:func:`hop_seeds`); without it
-    they are made here."""
+    they are made here. ``links``: the walk's links kept by earlier searches
+    (:mod:`sage_memory.retrieve.walk_links`)."""
     seeds = walk_seeds(g.linked, dense, lexical)
     if not seeds:
         return
-    _walk(ask, g, seeds, config)
+    _walk(ask, g, seeds, config, links)
     if ask.weights.assoc_take > 0:
         # One name away from the best hits (mentions.py): the bridge of a two-hop question.
         memory_seeds = {k[2:]: v for k, v in seeds.items() if k.startswith(MEMORY)}
@@ -167,12 +178,19 @@ def hop_seeds(
     return {k[2:]: v for k, v in walk_seeds((), dense, lexical).items()}
 
 
-def _walk(ask: Ask, g: GraphEvidence, seeds: Mapping[str, float], config: RetrieveConfig) -> None:
+def _walk(
+    ask: Ask,
+    g: GraphEvidence,
+    seeds: Mapping[str, float],
+    config: RetrieveConfig,
+    links: WalkLinks | None,
+) -> None:
     graph = StoreGraph(
         ask.store,
         ask.scope,
         EdgeFilter(min_confidence=config.min_confidence, at=ask.as_of),
         max_fanout=config.max_fanout,
+        cache=links,
     )
     graph.add_nodes([ln.node for ln in g.linked])
     g.walk, result = associate(graph, seeds)
@@ -187,34 +205,69 @@ def _walk(ask: Ask, g: GraphEvidence, seeds: Mapping[str, float], config: Retrie
         g.walk[mid] *= EXPIRED_FACTOR
 
 
-def _provenance(g: GraphEvidence) -> None:
-    """Provenance: the memories behind the nodes and facts the graph reached."""
-    for ln in g.linked:
-        share = ln.score * specificity(ln.node)
-        for mid in ln.node.memory_ids:
-            g.entity[mid] = max(g.entity.get(mid, 0.0), share)
-    for node in g.nodes.values():
-        r = g.mass.get(node.id, 0.0)
-        if r <= 0:
-            continue
-        for mid in node.memory_ids:
-            if r > g.memory_score.get(mid, 0.0):
-                g.memory_score[mid] = r
-                g.memory_why[mid] = node
+def _superseded(g: GraphEvidence) -> None:
+    """Memories whose every fact no longer holds (or did not hold at the asked time), among
+    those behind the facts read."""
     holds: set[str] = set()
     held: set[str] = set()
     for e in g.edges.values():
-        s = g.edge_scores.get(e.id, 0.0)
         if g.relevant[e.id]:
             holds.update(e.memory_ids)
-        elif s >= SUPERSEDED_MIN:
+        elif g.edge_scores.get(e.id, 0.0) >= SUPERSEDED_MIN:
             held.update(e.memory_ids)
+    g.superseded = held - holds
+
+
+def _provenance(
+    g: GraphEvidence, supported: Sequence[Collection[str]], only: Collection[str] | None = None
+) -> None:
+    """Provenance: the memories behind the nodes and facts the graph reached, with the best
+    relevance of what they support. ``supported``: per node of ``g.nodes`` (in order), its
+    memories to score; ``only``: the memories scored (None: all)."""
+    for node, mids in zip(g.nodes.values(), supported, strict=True):
+        r = g.mass.get(node.id, 0.0)
+        if r <= 0:
+            continue
+        for mid in mids:
+            if r > g.memory_score.get(mid, 0.0):
+                g.memory_score[mid] = r
+                g.memory_why[mid] = node
+    for e in g.edges.values():
+        s = g.edge_scores.get(e.id, 0.0)
         for mid in e.memory_ids:
-            if s > g.memory_score.get(mid, 0.0):
+            if s > g.memory_score.get(mid, 0.0) and (only is None or mid in only):
                 g.memory_score[mid] = s
                 g.memory_why[mid] = e
-    # Memories whose every fact no longer holds (or did not hold at the asked time).
-    g.superseded = held - holds
+
+
+def explain(g: GraphEvidence, supports: Mapping[str, Sequence[str]], ids: Sequence[str]) -> None:
+    """Provenance of memories ``ids`` alone (the hits returned, when the walk is the graph
+    feature), from ``supports`` (memory id -> the nodes it supports: the store's
+    ``memory_nodes`` of them), never from a node's list of memories (a speaker's grows with
+    the memory). Each gets what the full pass would give it."""
+    wanted = [i for i in dict.fromkeys(ids) if i not in g.memory_score]
+    if not wanted:
+        return
+    of_node: dict[str, list[str]] = {}
+    for mid in wanted:
+        for n in supports.get(mid, ()):
+            of_node.setdefault(n, []).append(mid)
+    _provenance(g, [of_node.get(n, []) for n in g.nodes], only=set(wanted))
+
+
+def entity_scores(g: GraphEvidence, supports: Mapping[str, Sequence[str]]) -> dict[str, float]:
+    """The entity feature of the memories of ``supports`` (memory id -> the nodes it
+    supports): the best share of a linked node each supports. Read from the provenance of the
+    memories ranked (what the ranking touches), never from a linked node's list of memories
+    (a speaker's grows with the memory)."""
+    out: dict[str, float] = {}
+    if not g.shares:
+        return out
+    for mid, nids in supports.items():
+        best = max((g.shares[n] for n in nids if n in g.shares), default=0.0)
+        if best > 0:
+            out[mid] = best
+    return out
 
 
 def _holds(e: Edge, plan: QueryPlan, as_of: datetime | None, now: datetime) -> bool:

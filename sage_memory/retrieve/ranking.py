@@ -30,7 +30,7 @@ from sage_memory.retrieve.fusion import (
     promote,
     smooth,
 )
-from sage_memory.retrieve.graph import Ask, GraphEvidence, graph_reason
+from sage_memory.retrieve.graph import Ask, GraphEvidence, entity_scores, explain, graph_reason
 from sage_memory.retrieve.reader import candidate_reads
 from sage_memory.retrieve.subjects import other_subject_penalty
 from sage_memory.types import Memory, MemoryHit, Vector
@@ -76,7 +76,8 @@ def rank_memories(
         floor = 0.0
     else:
         # Memories only the graph found join when what found them is specific enough.
-        evidence = {i: f + g.entity.get(i, 0.0) for i, f in graph_feat.items()}
+        found_by = entity_scores(g, ask.store.memory_nodes(scope, list(graph_feat)))
+        evidence = {i: f + found_by.get(i, 0.0) for i, f in graph_feat.items()}
         floor = GRAPH_MIN
     # Equal evidence keeps the walk's order (stable sort): a random id would pick which of
     # several memories of one entity make the cut differently on each ingest.
@@ -110,7 +111,10 @@ def rank_memories(
     mids = [i for i in ids if i in memories]
     if not mids:
         return []
-    cols = _columns(mids, memories, vectors, cos, lex, g, ask)
+    # The nodes each candidate supports: its entity feature, whose story it tells, and why
+    # the graph found it, from what the search touches (not from the nodes' memory lists).
+    supports = ask.store.memory_nodes(scope, mids)
+    cols = _columns(mids, memories, vectors, cos, lex, g, ask, entity_scores(g, supports))
     sym = _symmetric(adjacent)
     own = own_scores(cols, w)
     at = {m: r for r, m in enumerate(mids)}
@@ -121,7 +125,9 @@ def rank_memories(
     final = smoothed + w.time * cols["time"]
     # A memory about another person or team than the one asked sinks (subjects.py).
     known = [*g.walk_nodes.values(), *g.nodes.values(), *(ln.node for ln in g.linked)]
-    others = other_subject_penalty(ask.plan.text, g.linked, known, memories, mids, g.edges.values())
+    others = other_subject_penalty(
+        ask.plan.text, g.linked, known, memories, mids, supports, g.edges.values()
+    )
     for m, cost in others.items():
         final[at[m]] -= cost
     scores = {m: float(v) for m, v in zip(mids, final, strict=True)}
@@ -137,6 +143,8 @@ def rank_memories(
         chosen, brought = _current_first(
             ask, chosen, scores, memories, vectors, single_valued, others.keys()
         )
+    if w.walk:
+        explain(g, supports, chosen)
     in_dense = {i: r for r, (i, _) in enumerate(dense)}
     own_of = {m: float(v) for m, v in zip(mids, own, strict=True)}
     hits = [_brought_hit(memories[i], scores[i]) for i in brought]
@@ -267,6 +275,7 @@ def _columns(
     lex: Mapping[str, float],
     g: GraphEvidence,
     ask: Ask,
+    entity: Mapping[str, float],
 ) -> Columns:
     """The features of the candidate memories, one array per feature (rows follow ``mids``)."""
     n = len(mids)
@@ -280,7 +289,7 @@ def _columns(
         "dense": np.maximum(dense, 0.0),
         "lexical": np.array([lex.get(m, 0.0) for m in mids]),
         "graph": np.array([graph_feature(g, w.walk).get(m, 0.0) for m in mids]),
-        "entity": np.array([g.entity.get(m, 0.0) for m in mids]),
+        "entity": np.array([entity.get(m, 0.0) for m in mids]),
         "author": np.array([author_match(memories[m], ask.plan) for m in mids]),
         "time": np.array([time_match(memories[m], ask.plan) for m in mids]),
         "recency": (

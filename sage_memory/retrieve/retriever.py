@@ -55,6 +55,7 @@ from sage_memory.retrieve.rerank import RerankStage
 from sage_memory.retrieve.runview import RunView, needs_view
 from sage_memory.retrieve.seeds import dense_seeds, word_seeds
 from sage_memory.retrieve.subjects import names_rival
+from sage_memory.retrieve.walk_links import WalkLinks
 from sage_memory.types import (
     EdgeHit,
     MemoryHit,
@@ -108,6 +109,8 @@ class Retriever:
         self._pool_lock = threading.Lock()
         self._rerank = RerankStage()
         self._intent = IntentReader(embedder)
+        # The walk's links, kept from one search to the next until the store is written.
+        self._links = WalkLinks()
 
     def _submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         """Run ``fn`` on the helper thread, started on first search (nothing happens at
@@ -175,7 +178,7 @@ class Retriever:
             mentions = self._submit(mention_links, store, scope, plan.text, seeds)
         graph = gather(ask, words, self.index, self.config)
         if walk:
-            recall(ask, graph, dense, words.memories, self.config, mentions)
+            recall(ask, graph, dense, words.memories, self.config, mentions, self._links)
         hits = rank_memories(
             ask, dense, words.memories, graph, self.config, self.single_valued, words.scored
         )

@@ -75,15 +75,18 @@ def other_subject_penalty(
     known: Iterable[Node],
     memories: Mapping[str, Memory],
     mids: Sequence[str],
+    supports: Mapping[str, Sequence[str]],
     edges: Iterable[Edge] = (),
 ) -> dict[str, float]:
     """Penalty per candidate (absent = none) for being about another subject than asked.
 
     A memory is about another subject when, for some asked entity A, it supports another
     entity B of A's kind and neither supports A nor names a word of A's name that B's name
-    lacks. Which entities a memory supports is read from ``known``, the nodes the search has
+    lacks. Which entities a memory supports is ``supports`` (memory id -> node ids: the
+    store's ``memory_nodes`` of the candidates) among ``known``, the nodes the search has
     read already (linked, expanded, walked: the walk steps from the best hits to their
-    entities), so the test costs no read of its own; the text test is
+    entities), so the test reads no node of its own and its cost follows the candidates,
+    not how many memories a node has; the text test is
     :func:`names_rival`. An entity the asked one is related to by a fact in ``edges`` (the
     facts the search read around the query's names) is no rival: a memory about the company
     that owns the asked one, or the singer of the asked band, is the next hop of a multi-hop
@@ -103,17 +106,12 @@ def other_subject_penalty(
         for end, other in ((e.source_id, e.target_id), (e.target_id, e.source_id))
         if end in asked_ids
     }
-    wanted = set(mids)
-    supports: dict[str, set[str]] = {}
     nodes: dict[str, Node] = {}
     for node in known:
-        if node.label not in labels and node.id not in asked_ids:
-            continue
-        nodes[node.id] = node
-        for mid in wanted.intersection(node.memory_ids):
-            supports.setdefault(mid, set()).add(node.id)
+        if node.label in labels or node.id in asked_ids:
+            nodes[node.id] = node
     for mid in mids:
-        own = supports.get(mid, set())
+        own = {n for n in supports.get(mid, ()) if n in nodes}
         memory = memories.get(mid)
         if memory is None or not own or own & asked_ids:
             continue

@@ -25,6 +25,7 @@ from sage_memory.retrieve.expand import EdgeFilter, Neighbourhood
 from sage_memory.retrieve.ppr import PushResult, push_ppr, settled
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
+from sage_memory.retrieve.walk_links import Links, WalkLinks
 from sage_memory.types import Node, Scope
 
 MEMORY, ENTITY = "m:", "n:"
@@ -61,6 +62,7 @@ class StoreGraph:
         edge_filter: EdgeFilter,
         *,
         max_fanout: int = 50,
+        cache: WalkLinks | None = None,
     ) -> None:
         self.store = store
         self.scope = scope
@@ -70,33 +72,70 @@ class StoreGraph:
             store, self.part, edge_filter, max_fanout=max_fanout, max_memories=HUB_MEMORIES
         )
         self.nodes = self._facts.nodes
+        # Links computed by earlier searches, while the store was not written (a run's view
+        # reads its own links: none are kept for it).
+        self._kept = None
+        if cache is not None:
+            setting = (scope.key, edge_filter, max_fanout)
+            self._kept = cache.session(store, setting)
 
     def add_nodes(self, nodes: Sequence[Node]) -> None:
         self._facts.add_nodes(nodes)
 
-    def __call__(self, keys: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-        out: dict[str, list[tuple[str, float]]] = {}
-        mids = [k[2:] for k in keys if k.startswith(MEMORY)]
+    def __call__(self, keys: Sequence[str]) -> dict[str, Links]:
+        kept = self._kept
+        out: dict[str, Links] = {}
+        fresh: dict[str, Links] = {}
+        mids: list[str] = []
+        for k in keys:
+            if k.startswith(MEMORY):
+                known = kept.get(k) if kept is not None else None
+                if known is None:
+                    mids.append(k[2:])
+                else:
+                    out[k] = known
         if mids:
-            for mid, nids in self.store.memory_nodes(self.scope, mids).items():
-                out[MEMORY + mid] = [(ENTITY + n, 1.0) for n in nids]
+            found = self.store.memory_nodes(self.scope, mids)
+            for mid in mids:
+                nids = found.get(mid, ())
+                fresh[MEMORY + mid] = [(ENTITY + n, 1.0) for n in nids]
         nids = [k[2:] for k in keys if k.startswith(ENTITY)]
-        if not nids:
-            return out
+        if nids:
+            self._entities(nids, out, fresh)
+        if kept is not None:
+            kept.keep(fresh)
+        out.update(fresh)
+        return out
+
+    def _entities(self, nids: list[str], out: dict[str, Links], fresh: dict[str, Links]) -> None:
+        """The links of entities ``nids`` (a hub's none) into ``out`` (kept ones) and
+        ``fresh`` (computed now, those worth keeping)."""
         unknown = [n for n in nids if n not in self.nodes]
         if unknown:
+            # Every record the walk reaches is read, kept links or not: its footprint
+            # (GraphEvidence.walk_nodes) is the same either way.
             self.add_nodes(self.store.get_nodes(self.part, unknown))
         walk = [n for n in nids if n in self.nodes and not self.is_hub(self.nodes[n])]
-        self._facts.fetch(walk)
+        kept = self._kept
+        todo: list[str] = []
         for nid in walk:
+            known = kept.get(ENTITY + nid) if kept is not None else None
+            if known is None:
+                todo.append(nid)
+            else:
+                out[ENTITY + nid] = known
+        self._facts.fetch(todo)
+        for nid in todo:
             node = self.nodes[nid]
             links = [(MEMORY + m, 1.0) for m in node.memory_ids]
             for other, weight, _ in self._facts.links(nid):
                 links.append((ENTITY + other, weight))
             for twin in _synonyms(node):
                 links.append((ENTITY + twin, SYNONYM_WEIGHT))
-            out[ENTITY + nid] = links
-        return out
+            if self._facts.whole(nid):
+                fresh[ENTITY + nid] = links
+            else:
+                out[ENTITY + nid] = links
 
     @staticmethod
     def is_hub(node: Node) -> bool:

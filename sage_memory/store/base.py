@@ -302,6 +302,19 @@ class ScopeLocking(Protocol):
 
 
 @runtime_checkable
+class WriteEpoch(Protocol):
+    """Optional: a store that sees every write to its rows (one writer owns the folder) says
+    when they last changed, so a reader may keep what it derived from them (the associative
+    walk's links) from one search to the next until the next write."""
+
+    def write_epoch(self) -> int | None:
+        """A number that changes with every write to memories, nodes, edges or provenance;
+        None when rows may change without this handle knowing (a read-only handle: another
+        process writes)."""
+        ...
+
+
+@runtime_checkable
 class BatchedReads(Protocol):
     """Optional: a store on a server (PostgreSQL), where each read is a round trip, answers the
     reads a search makes at one step together. Each method returns exactly what the

@@ -36,6 +36,8 @@ class SQLiteConnection:
     #: Which edges end at a node and which nodes a memory supports, as the reads found them,
     #: kept until a write changes them; None on a read-only handle, as ``_decoded``.
     _links: LinkRows | None = None
+    #: Counts ``apply`` calls: what a reader derived from the rows holds while it is unchanged.
+    _epoch: int = 0
     #: How the vector tables hold a vector: float16 (float32 in files not yet converted, which
     #: only a read-only handle sees).
     _vector_dtype: type[np.floating[Any]] = np.float16
@@ -45,6 +47,11 @@ class SQLiteConnection:
 
     def _vector_from(self, blob: bytes) -> Vector:
         return np.frombuffer(blob, dtype=self._vector_dtype).astype(np.float32)
+
+    def write_epoch(self) -> int | None:
+        """:class:`~sage_memory.store.base.WriteEpoch`: None on a read-only handle, as the
+        caches above (another process writes the rows)."""
+        return None if self._links is None else self._epoch
 
     def _check_open(self) -> None:
         # Called under the lock: a thread still reading when another closes the store gets a

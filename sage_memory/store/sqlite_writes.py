@@ -34,6 +34,9 @@ class SQLiteWrites(SQLiteConnection):
     def apply(self, changes: Sequence[Change], vectors: Mapping[str, Vector] | None = None) -> None:
         vectors = vectors or {}
         with utf8_only(), self._tx() as db:
+            # Under the lock readers take; a reader keeps what it derived only when the
+            # epoch did not move while it read (a rollback only costs it those links).
+            self._epoch += 1
             for ch in changes:
                 if self._decoded is not None:
                     self._decoded.drop((_TABLES[ch.entity], ch.entity_id))

@@ -129,10 +129,16 @@ def test_hailing_someone_does_not_make_a_turn_about_them() -> None:
     maria = Node("a", scope, "Maria", "Person", memory_ids=("m2",))
     linked = [LinkedNode(maria, 1.0, "named 'Maria'")]
     query = "what pet did Maria adopt?"
-    assert other_subject_penalty(query, linked, [john, maria], {"m1": turn}, ["m1"]) == {}
+
+    def penalty(nodes: list[Node]) -> dict[str, float]:
+        # What a memory supports is its provenance: the nodes listing it in memory_ids.
+        supports = {"m1": [n.id for n in nodes if "m1" in n.memory_ids]}
+        return other_subject_penalty(query, linked, nodes, {"m1": turn}, ["m1"], supports)
+
+    assert penalty([john, maria]) == {}
     # the same link as provenance would have cost the turn the other-subject penalty
     stated = Node("j", scope, "John", "Person", memory_ids=("m0", "m1"))
-    assert other_subject_penalty(query, linked, [stated, maria], {"m1": turn}, ["m1"])
+    assert penalty([stated, maria])
 
 
 def test_a_merge_keeps_both_nodes_mentions_apart_from_their_provenance() -> None:

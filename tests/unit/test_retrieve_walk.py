@@ -17,7 +17,9 @@ import pytest
 from sage_memory import SageConfig, SageMemory
 from sage_memory.config import RetrieveConfig
 from sage_memory.retrieve.expand import EdgeFilter
+from sage_memory.retrieve.runview import RunView
 from sage_memory.retrieve.walk import ENTITY, MEMORY, StoreGraph, associate
+from sage_memory.retrieve.walk_links import WalkLinks
 from sage_memory.types import EdgeSpec, NodeSpec, Scope
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
@@ -116,3 +118,43 @@ def test_walk_never_leaves_the_scope(mem: SageMemory) -> None:
     scores, _ = associate(graph, {ENTITY + dana.id: 1.0})
     assert not set(scores) & set(theirs.values())
     assert all(n.scope == scope for n in graph.nodes.values())
+
+
+def test_kept_links_walk_as_fresh_ones_until_a_write_drops_them(tmp_path: Path) -> None:
+    """The walk's links kept between searches (walk_links.py) give the same walk as reading
+    them; a write in between is seen by the next walk."""
+    m = SageMemory(tmp_path / "m", embedder="hashing", clock=lambda: NOW)
+    try:
+        ids = world(m)
+        scope = Scope("u")
+        (dana,) = m.store.find_nodes(scope, ["Dana"])
+        seeds = {ENTITY + dana.id: 1.0}
+        fresh, _ = associate(StoreGraph(m.store, scope, EdgeFilter()), seeds)
+        cache = WalkLinks()
+        first, _ = associate(StoreGraph(m.store, scope, EdgeFilter(), cache=cache), seeds)
+        kept, _ = associate(StoreGraph(m.store, scope, EdgeFilter(), cache=cache), seeds)
+        assert first == fresh and kept == fresh
+        # A new memory about Orion Works: the kept links of Orion Works no longer list all.
+        later = m.add_graph(
+            "Orion Works opened a lab in Lisbon.",
+            nodes=[NodeSpec("ow", "Orion Works", "Organization")],
+            user_id="u",
+            timestamp=T0 + 60 * timedelta(days=1),
+        ).memory_id
+        after, _ = associate(StoreGraph(m.store, scope, EdgeFilter(), cache=cache), seeds)
+        assert after.get(later, 0.0) > 0
+        assert after == associate(StoreGraph(m.store, scope, EdgeFilter()), seeds)[0]
+        assert ids["target"] in after
+    finally:
+        m.close()
+
+
+def test_a_store_that_cannot_tell_its_writes_keeps_no_links() -> None:
+    """A run's view (and any store without a write epoch) reads its links on every walk."""
+    m = SageMemory(None, embedder="hashing", clock=lambda: NOW)
+    try:
+        world(m)
+        view = RunView(m.store, Scope("u", run_id="r"))
+        assert WalkLinks().session(view, "setting") is None
+    finally:
+        m.close()
