@@ -21,8 +21,6 @@ import numpy as np
 
 from sage_memory.engine import pending
 from sage_memory.engine.dedup import content_ids
-from sage_memory.engine.forget import Scrubbed, scrub_journal, scrub_survivors
-from sage_memory.engine.ingest import salience_gate, support_removal
 from sage_memory.engine.inputs import Episode, episodes_from
 from sage_memory.engine.journal import Batch
 from sage_memory.engine.unit import UnitOfWork
@@ -48,7 +46,7 @@ from sage_memory.types import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from sage_memory.engine.forget import Scrubbed
 
 from sage_memory.engine.context import EngineContext, required
 from sage_memory.engine.evolution import Evolution
@@ -451,7 +449,9 @@ class WritePath:
         delta: GraphDelta | None,
         now: datetime,
     ) -> tuple[Memory, Any]:
-        from sage_memory.engine.ingest import IngestOutcome
+        # The ingest and forget modules load on the first write that needs them: a deferred
+        # add (the command line's default) stores the text only and never imports them.
+        from sage_memory.engine.ingest import IngestOutcome, salience_gate
 
         if delta is not None:
             memory = dataclasses.replace(
@@ -486,6 +486,9 @@ class WritePath:
     ) -> AddResult:
         """Replace a memory's text; what only the old text supported is removed, the new text
         is extracted again. Journaled as one batch (undo restores the old text and graph)."""
+        from sage_memory.engine.forget import scrub_survivors
+        from sage_memory.engine.ingest import support_removal
+
         ctx = self.ctx
         ctx.check_open()
         old = self.lookup.get(memory_id, scope)
@@ -569,6 +572,9 @@ class WritePath:
     def _forget(self, memories: Sequence[Memory], *, erase: bool = True) -> None:
         """Delete ``memories`` and what only they support; ``erase``: rewrite the store's file
         afterwards (``delete_all`` does it once, at its end)."""
+        from sage_memory.engine.forget import scrub_survivors
+        from sage_memory.engine.ingest import support_removal
+
         ctx = self.ctx
         now = ctx.now()
         with ctx.writing(*(m.scope.partition.key for m in memories)):
@@ -603,6 +609,7 @@ class WritePath:
     def _scrub_history(self, uow: UnitOfWork, scrubbed: Scrubbed) -> None:
         """Rewrite the journal images of surviving rows that quoted a forgotten text."""
         from sage_memory.codec import to_dict
+        from sage_memory.engine.forget import scrub_journal
 
         store = self.ctx.store
         current = {r.id: r for r in uow.touched()}

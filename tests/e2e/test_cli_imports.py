@@ -1,6 +1,9 @@
 """What a short CLI command loads: `search` and `add` on a small folder import neither chromadb,
 litellm, networkx nor an agent framework, and `search` and `add` (which leaves extraction to a
-background worker) load nothing of extraction.
+background worker) load nothing of extraction. `search` loads nothing of the write path (the
+ingest of extracted graphs, forgetting, write-time salience) nor of the evolver's planning and
+review, and `add` none of the evolver's either; the lexical channel loads Snowball's English
+stemmer without the package's other languages.
 
 A small partition (up to 5,000 vectors) is served exactly from SQLite's vectors and never copied
 into Chroma (engine/folder_index.py), so neither command has a reason to open Chroma; the
@@ -36,6 +39,18 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 HEAVY = ("chromadb", "litellm", "networkx", "langchain_core", "llama_index", "langgraph")
 #: What only an add that extracts needs (the extractor, its word tables, a parser model).
 EXTRACTION = ("sage_memory.extract.structure", "lemminflect", "spacy")
+#: What only a write that builds or removes graph rows needs (built on the first such write).
+WRITE_PATH = (
+    "sage_memory.engine.writes",
+    "sage_memory.engine.ingest",
+    "sage_memory.engine.forget",
+    "sage_memory.extract.salience",
+    "sage_memory.entities.resolution",
+)
+#: The evolver's planning and review (a search only logs what it returned).
+EVOLVER = ("sage_memory.evolve.runner", "sage_memory.evolve.suggestions")
+#: snowballstemmer's package __init__, which imports every language it has.
+EVERY_LANGUAGE = ("snowballstemmer",)
 
 
 def _modules(folder: Path, *command: str) -> set[str]:
@@ -79,6 +94,13 @@ def test_search_loads_no_index_server_framework_or_extraction(folder: Path) -> N
     assert _loaded(modules, EXTRACTION) == []
 
 
+def test_search_loads_no_write_path_evolver_or_other_languages(folder: Path) -> None:
+    modules = _modules(folder, "search", "where does Caroline live?")
+    assert _loaded(modules, WRITE_PATH) == []
+    assert _loaded(modules, EVOLVER) == []
+    assert _loaded(modules, EVERY_LANGUAGE) == []
+
+
 def test_add_to_a_small_partition_loads_no_chromadb(folder: Path) -> None:
     modules = _modules(folder, "add", "--extract", "now", "Caroline moved to Porto in June.")
     assert _loaded(modules, HEAVY) == []
@@ -90,6 +112,9 @@ def test_add_leaves_extraction_to_the_worker_and_loads_none_of_it(folder: Path) 
     modules = _modules(folder, "add", "Melanie moved to Faro in July.")
     assert _loaded(modules, HEAVY) == []
     assert _loaded(modules, EXTRACTION) == []
+    # stored as it is: nothing that plans graph rows, nor the evolver
+    assert _loaded(modules, WRITE_PATH[1:]) == []
+    assert _loaded(modules, EVOLVER) == []
     deadline = time.monotonic() + 300  # the worker it started, before the next test's add
     while time.monotonic() < deadline:
         with SageMemory(folder, read_only=True) as mem:
