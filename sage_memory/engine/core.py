@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from sage_memory.config import SageConfig
 from sage_memory.embed import make_embedder
 from sage_memory.embed.base import Embedder
-from sage_memory.embed.tokens import LazyCounter, default_counter
 from sage_memory.engine import wiring
 from sage_memory.engine.context import Clock, ContextField, EngineContext, required, scope_of
 from sage_memory.engine.evolution import Evolution
@@ -40,6 +39,7 @@ from sage_memory.errors import ConfigError, SageMemoryError, ValidationError
 from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
+from sage_memory.retrieve.fusion import check_weights, preset
 from sage_memory.schema import Schema
 from sage_memory.store.base import EvolvingStore, GraphStore
 from sage_memory.store.local_evolver import with_evolver_state
@@ -141,17 +141,9 @@ class SageMemory:
             wiring.check_embedder(own_store, own_embedder)
             chat = wiring.make_llm(config, llm)
             schema = Schema.default(config.extract.node_labels, config.extract.relation_types)
-            from sage_memory.retrieve import Retriever
-
-            retriever = Retriever(
-                own_store,
-                own_index,
-                own_embedder,
-                config.retrieve,
-                counter=LazyCounter(default_counter),
-                single_valued=config.extract.single_valued,
-            )
-            opened.append(retriever)
+            # The retriever is built on the first search (EngineContext.retriever); a bad
+            # preset still fails here, at open.
+            check_weights(preset(config.retrieve.preset))
             self._ctx = EngineContext(
                 config=config,
                 path=folder,
@@ -161,7 +153,6 @@ class SageMemory:
                 llm=chat,
                 extractor=extractor or wiring.lazy_default_extractor(config, chat),
                 schema=schema,
-                retriever=retriever,
                 clock=clock or utcnow,
             )
             wiring.reconcile_or_rebuild(self._ctx, own_index=index is None, progress=progress)
@@ -169,7 +160,7 @@ class SageMemory:
             self._wire_parts()
         except BaseException:
             ctx = getattr(self, "_ctx", None)
-            self._release([ctx.retriever, ctx.index, ctx.store] if ctx else opened[::-1])
+            self._release([ctx.built_retriever, ctx.index, ctx.store] if ctx else opened[::-1])
             raise
 
     def _wire_parts(self) -> None:
@@ -866,7 +857,7 @@ class SageMemory:
                 with contextlib.suppress(SageMemoryError, OSError):
                     wiring.record_index_counts(ctx)
                     ctx.store.set_meta("clean_shutdown", "1")
-            self._release([ctx.retriever, ctx.index, ctx.store])
+            self._release([ctx.built_retriever, ctx.index, ctx.store])
 
     def _release(self, closers: Sequence[Any]) -> None:
         for closer in closers:

@@ -2,7 +2,8 @@
 litellm, networkx nor an agent framework, and `search` and `add` (which leaves extraction to a
 background worker) load nothing of extraction. `search` loads nothing of the write path (the
 ingest of extracted graphs, forgetting, write-time salience) nor of the evolver's planning and
-review, and `add` none of the evolver's either; the lexical channel loads Snowball's English
+review, and `add` none of the evolver's either, nor the search (the retriever is built on the
+first search); the lexical channel loads Snowball's English
 stemmer without the package's other languages.
 
 A small partition (up to 5,000 vectors) is served exactly from SQLite's vectors and never copied
@@ -49,6 +50,8 @@ WRITE_PATH = (
 )
 #: The evolver's planning and review (a search only logs what it returned).
 EVOLVER = ("sage_memory.evolve.runner", "sage_memory.evolve.suggestions")
+#: The search itself (a write opens the engine without searching).
+SEARCH = ("sage_memory.retrieve.retriever", "sage_memory.retrieve.graph")
 #: snowballstemmer's package __init__, which imports every language it has.
 EVERY_LANGUAGE = ("snowballstemmer",)
 
@@ -115,6 +118,7 @@ def test_add_leaves_extraction_to_the_worker_and_loads_none_of_it(folder: Path) 
     # stored as it is: nothing that plans graph rows, nor the evolver
     assert _loaded(modules, WRITE_PATH[1:]) == []
     assert _loaded(modules, EVOLVER) == []
+    assert _loaded(modules, SEARCH) == []
     deadline = time.monotonic() + 300  # the worker it started, before the next test's add
     while time.monotonic() < deadline:
         with SageMemory(folder, read_only=True) as mem:
