@@ -3,8 +3,8 @@ litellm, networkx nor an agent framework, and `search` and `add` (which leaves e
 background worker) load nothing of extraction. `search` loads nothing of the write path (the
 ingest of extracted graphs, forgetting, write-time salience) nor of the evolver's planning and
 review, and `add` none of the evolver's either, nor the search (the retriever is built on the
-first search); the lexical channel loads Snowball's English
-stemmer without the package's other languages.
+first search, and the focus, name seeds and kind filter load with it); the lexical channel loads
+Snowball's English stemmer without the package's other languages.
 
 A small partition (up to 5,000 vectors) is served exactly from SQLite's vectors and never copied
 into Chroma (engine/folder_index.py), so neither command has a reason to open Chroma; the
@@ -50,8 +50,14 @@ WRITE_PATH = (
 )
 #: The evolver's planning and review (a search only logs what it returned).
 EVOLVER = ("sage_memory.evolve.runner", "sage_memory.evolve.suggestions")
-#: The search itself (a write opens the engine without searching).
-SEARCH = ("sage_memory.retrieve.retriever", "sage_memory.retrieve.graph")
+#: The search itself (a write opens the engine without searching), its focus and name seeds.
+SEARCH = (
+    "sage_memory.retrieve.retriever",
+    "sage_memory.retrieve.graph",
+    "sage_memory.retrieve.focus",
+    "sage_memory.retrieve.seeds",
+    "sage_memory.retrieve.kinds",
+)
 #: snowballstemmer's package __init__, which imports every language it has.
 EVERY_LANGUAGE = ("snowballstemmer",)
 
