@@ -230,7 +230,11 @@ class WritePath:
         ctx = self.ctx
         vectors = ctx.embedder.embed([m.text for m in memories])
         deltas = self._extract(memories, vectors) if infer else [None] * len(memories)
-        ctx.ingestor.prepare(deltas)
+        # Without a delta there are no names to embed or resolve: the ingestor (and what it
+        # imports) is not built for such a write.
+        graph = any(d is not None for d in deltas)
+        if graph:
+            ctx.ingestor.prepare(deltas)
         # A store shared by processes (PostgreSQL) also locks the partition across processes:
         # entity resolution and single-valued relations read what is stored, then write; and
         # of two writers adding the same content, the second finds the first's row.
@@ -240,7 +244,7 @@ class WritePath:
             uow = UnitOfWork(ctx.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []
             try:
-                if len(memories) > 1:  # one vector query for the chunk's names, not one each
+                if graph and len(memories) > 1:  # one vector query for the names, not one each
                     with contextlib.suppress(Exception):  # else each node queries on its own
                         keys = [m.scope.partition.key for m in memories]
                         ctx.ingestor.prefetch_hits(list(zip(keys, deltas, strict=True)))
@@ -248,7 +252,8 @@ class WritePath:
                     if memory.id not in stored:
                         outcomes.append((*self._plan_add(uow, memory, vec, delta, now), delta))
             finally:
-                ctx.ingestor.clear_hits()
+                if graph:
+                    ctx.ingestor.clear_hits()
             changes = uow.commit()
             ctx.sync_index(changes, uow.vectors)
             self._queue_competing_claims(scope, [out for _, out, _ in outcomes], now)
@@ -450,8 +455,9 @@ class WritePath:
         now: datetime,
     ) -> tuple[Memory, Any]:
         # The ingest and forget modules load on the first write that needs them: a deferred
-        # add (the command line's default) stores the text only and never imports them.
-        from sage_memory.engine.ingest import IngestOutcome, salience_gate
+        # add (the command line's default) stores the text only and never imports them, and
+        # a write without a graph (infer=False) only passes the salience gate.
+        from sage_memory.engine.gate import IngestOutcome, salience_gate
 
         if delta is not None:
             memory = dataclasses.replace(

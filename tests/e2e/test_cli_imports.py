@@ -3,8 +3,9 @@ litellm, networkx nor an agent framework, and `search` and `add` (which leaves e
 background worker) load nothing of extraction. `search` loads nothing of the write path (the
 ingest of extracted graphs, forgetting, write-time salience) nor of the evolver's planning and
 review, and `add` none of the evolver's either, nor the search (the retriever is built on the
-first search, and the focus, name seeds and kind filter load with it); the lexical channel loads
-Snowball's English stemmer without the package's other languages.
+first search, and the focus, name seeds and kind filter load with it); `add --no-infer` passes
+the salience gate without the ingest of graphs; the lexical channel loads Snowball's English
+stemmer without the package's other languages.
 
 A small partition (up to 5,000 vectors) is served exactly from SQLite's vectors and never copied
 into Chroma (engine/folder_index.py), so neither command has a reason to open Chroma; the
@@ -47,6 +48,13 @@ WRITE_PATH = (
     "sage_memory.engine.forget",
     "sage_memory.extract.salience",
     "sage_memory.entities.resolution",
+)
+#: What plans graph rows from an extracted delta (a write without one never needs it).
+GRAPH_INGEST = (
+    "sage_memory.engine.ingest",
+    "sage_memory.engine.timeline",
+    "sage_memory.entities.resolution",
+    "rapidfuzz",
 )
 #: The evolver's planning and review (a search only logs what it returned).
 EVOLVER = ("sage_memory.evolve.runner", "sage_memory.evolve.suggestions")
@@ -137,6 +145,9 @@ def test_add_without_extraction_loads_none_of_it(folder: Path) -> None:
     modules = _modules(folder, "add", "--no-infer", "A note kept as it is.")
     assert _loaded(modules, HEAVY) == []
     assert _loaded(modules, EXTRACTION) == []
+    # no graph to plan: the salience gate alone, not the ingest, entity resolution, rapidfuzz
+    assert "sage_memory.extract.salience" in modules
+    assert _loaded(modules, GRAPH_INGEST) == []
 
 
 def test_the_parser_alone_loads_no_numpy() -> None:
