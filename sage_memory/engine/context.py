@@ -53,13 +53,58 @@ class EngineContext:
     llm: ChatModel | None
     extractor: Extractor
     schema: Schema
-    retriever: Retriever
-    ingestor: Ingestor
     clock: Clock
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: Changes mirrored into the index since its high-water mark was last recorded.
     unmarked: int = 0
     closed: bool = False
+    # Parts one kind of command never uses, built on first use (see the properties below).
+    _retriever: Retriever | None = field(default=None, init=False, repr=False)
+    _ingestor: Ingestor | None = field(default=None, init=False, repr=False)
+    _parts_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    @property
+    def retriever(self) -> Retriever:
+        """The retriever behind search; built on first use, so a process that only writes
+        (the command line's ``add``) never imports the search's modules."""
+        if self._retriever is None:
+            with self._parts_lock:
+                if self._retriever is None:
+                    from sage_memory.embed.tokens import LazyCounter, default_counter
+                    from sage_memory.retrieve.retriever import Retriever
+
+                    self._retriever = Retriever(
+                        self.store,
+                        self.index,
+                        self.embedder,
+                        self.config.retrieve,
+                        counter=LazyCounter(default_counter),
+                        single_valued=self.config.extract.single_valued,
+                    )
+        return self._retriever
+
+    @retriever.setter
+    def retriever(self, retriever: Retriever) -> None:
+        self._retriever = retriever
+
+    @property
+    def built_retriever(self) -> Retriever | None:
+        """The retriever if one was built (what closing has to stop), else None."""
+        return self._retriever
+
+    @property
+    def ingestor(self) -> Ingestor:
+        """Turns extracted deltas into rows; built on the first write, so a process that only
+        reads (the command line's ``search``) never imports the write path's modules."""
+        if self._ingestor is None:
+            with self._parts_lock:
+                if self._ingestor is None:
+                    from sage_memory.engine.ingest import Ingestor
+
+                    self._ingestor = Ingestor(
+                        self.index, self.embedder, self.schema, self.config.extract
+                    )
+        return self._ingestor
 
     def now(self) -> datetime:
         """The engine's clock (UTC)."""
@@ -91,13 +136,16 @@ class EngineContext:
     def set_index(self, index: VectorIndex) -> None:
         """Swap the vector index everywhere it is held (after a damaged one was rebuilt)."""
         self.index = index
-        self.ingestor.index = index
-        self.retriever.index = index
+        if self._ingestor is not None:
+            self._ingestor.index = index
+        if self._retriever is not None:
+            self._retriever.index = index
 
     def set_schema(self, schema: Schema) -> None:
         """Swap the schema everywhere it is held (after relation types were learned)."""
         self.schema = schema
-        self.ingestor.schema = schema
+        if self._ingestor is not None:
+            self._ingestor.schema = schema
 
     def sync_index(self, changes: Sequence[Change], vectors: Mapping[str, Vector]) -> None:
         """Mirror committed rows into the vector index (derived; repaired on open if this fails)."""

@@ -28,21 +28,18 @@ from typing import TYPE_CHECKING, Any, Literal
 from sage_memory.config import SageConfig
 from sage_memory.embed import make_embedder
 from sage_memory.embed.base import Embedder
-from sage_memory.embed.tokens import LazyCounter, default_counter
 from sage_memory.engine import wiring
 from sage_memory.engine.context import Clock, ContextField, EngineContext, required, scope_of
 from sage_memory.engine.evolution import Evolution
-from sage_memory.engine.experience import experience_record
 from sage_memory.engine.focus import focus_block, focus_names
-from sage_memory.engine.ingest import Ingestor
 from sage_memory.engine.lookup import Lookup
 from sage_memory.engine.maintenance import Maintenance
 from sage_memory.engine.reads import ReadPath
-from sage_memory.engine.writes import WritePath
 from sage_memory.errors import ConfigError, SageMemoryError, ValidationError
 from sage_memory.extract.base import Extractor
 from sage_memory.index.base import VectorIndex
 from sage_memory.llm.base import ChatModel
+from sage_memory.retrieve.fusion import check_weights, preset
 from sage_memory.schema import Schema
 from sage_memory.store.base import EvolvingStore, GraphStore
 from sage_memory.store.local_evolver import with_evolver_state
@@ -64,6 +61,7 @@ from sage_memory.types import (
 )
 
 if TYPE_CHECKING:
+    from sage_memory.engine.writes import WritePath
     from sage_memory.evolve.history import MemoryAsOf
     from sage_memory.evolve.report import EvolutionReport
     from sage_memory.evolve.triggers import Schedule
@@ -143,17 +141,9 @@ class SageMemory:
             wiring.check_embedder(own_store, own_embedder)
             chat = wiring.make_llm(config, llm)
             schema = Schema.default(config.extract.node_labels, config.extract.relation_types)
-            from sage_memory.retrieve import Retriever
-
-            retriever = Retriever(
-                own_store,
-                own_index,
-                own_embedder,
-                config.retrieve,
-                counter=LazyCounter(default_counter),
-                single_valued=config.extract.single_valued,
-            )
-            opened.append(retriever)
+            # The retriever is built on the first search (EngineContext.retriever); a bad
+            # preset still fails here, at open.
+            check_weights(preset(config.retrieve.preset))
             self._ctx = EngineContext(
                 config=config,
                 path=folder,
@@ -163,8 +153,6 @@ class SageMemory:
                 llm=chat,
                 extractor=extractor or wiring.lazy_default_extractor(config, chat),
                 schema=schema,
-                retriever=retriever,
-                ingestor=Ingestor(own_index, own_embedder, schema, config.extract),
                 clock=clock or utcnow,
             )
             wiring.reconcile_or_rebuild(self._ctx, own_index=index is None, progress=progress)
@@ -172,7 +160,7 @@ class SageMemory:
             self._wire_parts()
         except BaseException:
             ctx = getattr(self, "_ctx", None)
-            self._release([ctx.retriever, ctx.index, ctx.store] if ctx else opened[::-1])
+            self._release([ctx.built_retriever, ctx.index, ctx.store] if ctx else opened[::-1])
             raise
 
     def _wire_parts(self) -> None:
@@ -181,13 +169,25 @@ class SageMemory:
         self._lookup = Lookup(ctx)
         self._evolution = Evolution(ctx, self._lookup, self._open_view)
         self._reads = ReadPath(ctx, self._lookup, self._evolution, self._reranker)
-        self._writes = WritePath(ctx, self._lookup, self._evolution)
+        self._write_path: WritePath | None = None  # built on the first write (_writes)
         self._maintenance = Maintenance(ctx)
         if ctx.config.evolve.schedule_seconds > 0:
             from sage_memory.evolve.triggers import Schedule
 
             self._schedule = Schedule(ctx.config.evolve.schedule_seconds, self.evolve)
             self._schedule.start()
+
+    @property
+    def _writes(self) -> WritePath:
+        """The write path, built on first use: a process that only reads (the command line's
+        ``search``) never imports it, nor what it imports (ingest, forget, salience). It keeps
+        no state of its own, so two threads building it at once are harmless."""
+        writes = self._write_path
+        if writes is None:
+            from sage_memory.engine.writes import WritePath
+
+            writes = self._write_path = WritePath(self._ctx, self._lookup, self._evolution)
+        return writes
 
     def _open_view(
         self, config: SageConfig, store: GraphStore, index: VectorIndex, clock: Clock
@@ -528,6 +528,8 @@ class SageMemory:
         RESULTED_IN the outcome, RELATED_TO the lesson; ``metadata["experience"]`` keeps the
         record. Journaled as one batch.
         """
+        from sage_memory.engine.experience import experience_record
+
         record = experience_record(task, actions, outcome, lesson, success)
         return self._writes.add_graph(
             record.text,
@@ -855,7 +857,7 @@ class SageMemory:
                 with contextlib.suppress(SageMemoryError, OSError):
                     wiring.record_index_counts(ctx)
                     ctx.store.set_meta("clean_shutdown", "1")
-            self._release([ctx.retriever, ctx.index, ctx.store])
+            self._release([ctx.built_retriever, ctx.index, ctx.store])
 
     def _release(self, closers: Sequence[Any]) -> None:
         for closer in closers:

@@ -7,6 +7,7 @@ said), the evolver itself and its triggers. The other parts ask it to record, fl
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from sage_memory.engine.lookup import Lookup
 from sage_memory.engine.progress import Progress
 from sage_memory.engine.unit import UnitOfWork
 from sage_memory.errors import ValidationError
+from sage_memory.evolve.learned import learned_relations
 from sage_memory.index.base import VectorIndex
 from sage_memory.schema import Schema
 from sage_memory.store.base import GraphStore
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from sage_memory.config import SageConfig
     from sage_memory.evolve.history import MemoryAsOf, Reader
     from sage_memory.evolve.report import EvolutionReport
+    from sage_memory.evolve.runner import Evolver
 
 #: Opens a read-only engine over a snapshot store: (config, store, index, clock) -> engine.
 #: The facade passes its own constructor, so this module never imports the facade.
@@ -37,28 +40,44 @@ class Evolution:
 
     def __init__(self, ctx: EngineContext, lookup: Lookup, open_view: ViewFactory) -> None:
         from sage_memory.evolve.access import AccessRecorder
-        from sage_memory.evolve.runner import Evolver
         from sage_memory.evolve.triggers import Triggers
 
         self.ctx = ctx
         self.lookup = lookup
         self.open_view = open_view
         self.access = AccessRecorder(ctx.store, ctx.config.evolve)
-        self.evolver = Evolver(
-            ctx.store,
-            ctx.index,
-            ctx.embedder,
-            ctx.config,
-            llm=ctx.llm,
-            relations=ctx.schema.relation_types,
-        )
+        # The relation types the evolver starts from: the schema's before it learns the
+        # accepted ones (the evolver adds those itself as it accepts them).
+        self._relations = ctx.schema.relation_types
+        self._evolver: Evolver | None = None
+        self._evolver_lock = threading.Lock()
         self.learn_relations()
         self.triggers = Triggers(ctx.store, ctx.config)
+
+    @property
+    def evolver(self) -> Evolver:
+        """The evolver, built on first use: a process that only searches (the command line's
+        ``search``) never imports its planning and review code."""
+        if self._evolver is None:
+            with self._evolver_lock:
+                if self._evolver is None:
+                    from sage_memory.evolve.runner import Evolver
+
+                    ctx = self.ctx
+                    self._evolver = Evolver(
+                        ctx.store,
+                        ctx.index,
+                        ctx.embedder,
+                        ctx.config,
+                        llm=ctx.llm,
+                        relations=self._relations,
+                    )
+        return self._evolver
 
     def learn_relations(self) -> None:
         """Add relation types accepted from the review queue to the schema."""
         schema = self.ctx.schema
-        learned = frozenset(self.evolver.learned_relations()) - schema.relation_types
+        learned = frozenset(learned_relations(self.ctx.store)) - schema.relation_types
         if learned:
             self.ctx.set_schema(Schema(schema.node_labels, schema.relation_types | learned))
 

@@ -24,13 +24,18 @@ import re
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sage_memory.engine.context import EngineContext
 from sage_memory.engine.lookup import Lookup
 from sage_memory.errors import NotFoundError, ValidationError
-from sage_memory.retrieve.focus import Focus, infer_focus
 from sage_memory.types import Node, Scope
 from sage_memory.words import QUERY_STOPWORDS
+
+if TYPE_CHECKING:
+    # Loaded by the functions that search (with the seeds it brings): a process that only
+    # writes (the command line's ``add``) opens the engine without them.
+    from sage_memory.retrieve.focus import Focus
 
 #: Nodes the text search proposes per recent memory when a focus is inferred.
 INFER_NODES = 10
@@ -95,6 +100,8 @@ def resolve(ctx: EngineContext, lookup: Lookup, names: Sequence[str], scope: Sco
     "Project Osprey"): never a node that merely shares a word ("Project Kestrel" is not
     "Project Osprey").
     """
+    from sage_memory.retrieve.focus import Focus
+
     nodes: dict[str, Node] = {}
     terms: list[str] = []
     for name in names:
@@ -129,6 +136,8 @@ def _words(text: str) -> set[str]:
 
 def infer(ctx: EngineContext, scope: Scope) -> Focus:
     """The focus inferred from the last memories of ``scope``'s run (none without a run)."""
+    from sage_memory.retrieve.focus import Focus, infer_focus
+
     if scope.run_id is None or not ctx.config.retrieve.infer_focus:
         return Focus()
     store = ctx.store

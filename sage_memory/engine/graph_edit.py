@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sage_memory.engine.ingest import IngestOutcome
+from sage_memory.engine.gate import IngestOutcome
 from sage_memory.engine.inputs import check_kind, check_metadata, check_text
 from sage_memory.engine.journal import Batch
 from sage_memory.engine.unit import UnitOfWork

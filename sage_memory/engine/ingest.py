@@ -21,7 +21,6 @@ import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +28,7 @@ import numpy as np
 
 from sage_memory.config import ExtractConfig
 from sage_memory.embed.base import Embedder
+from sage_memory.engine.gate import IngestOutcome
 from sage_memory.engine.mentions import fact_specs, held_by_mention, link_mention
 from sage_memory.engine.timeline import Claim, Timeline
 from sage_memory.engine.unit import UnitOfWork
@@ -42,7 +42,6 @@ from sage_memory.entities.referent import (
     referent_check,
 )
 from sage_memory.entities.resolution import resolve_entity
-from sage_memory.extract.salience import assess
 from sage_memory.index.base import VectorIndex, collection_name, query_many
 from sage_memory.schema import Schema
 from sage_memory.store.base import name_key
@@ -55,15 +54,6 @@ QUALIFIERS = "qualifiers"
 #: How much a repeated statement of a fact strengthens its edge.
 REINFORCE_STEP = 0.1
 MAX_WEIGHT = 5.0
-
-
-@dataclass
-class IngestOutcome:
-    node_ids: list[str] = field(default_factory=list)
-    edge_ids: list[str] = field(default_factory=list)
-    expired_edge_ids: list[str] = field(default_factory=list)
-    #: (new claim, standing claim) pairs where a much weaker claim did not replace a fact.
-    competing: list[tuple[str, str]] = field(default_factory=list)
 
 
 class Ingestor:
@@ -406,21 +396,6 @@ class Ingestor:
             valid_to = edge.valid_from  # an end before the start would be a malformed interval
         uow.put(dataclasses.replace(edge, valid_to=valid_to, expired_at=now, attributes=attributes))
         out.expired_edge_ids.append(edge.id)
-
-
-def salience_gate(
-    memory: Memory, delta: GraphDelta | None, config: ExtractConfig
-) -> tuple[Memory, bool]:
-    """Score the memory's write-time salience and apply the gates of ``config``.
-
-    Returns the memory with its salience set (and archived when it falls below the
-    ``min_salience`` of its kind), and whether it deserves nodes and edges.
-    """
-    found = assess(memory.text, delta)
-    floor = config.min_salience.get(memory.kind)
-    archived = memory.archived or (floor is not None and found.score < floor)
-    memory = dataclasses.replace(memory, salience=found.score, archived=archived)
-    return memory, found.score >= config.graph_min_salience
 
 
 def _check_storable(delta: GraphDelta) -> None:

@@ -32,7 +32,6 @@ from sage_memory.engine.focus import FocusArg, search_focus
 from sage_memory.engine.lookup import Lookup
 from sage_memory.engine.pending import pending_count
 from sage_memory.retrieve import structure as st
-from sage_memory.retrieve.kinds import check_kind
 from sage_memory.retrieve.reader import GraphReader
 
 
@@ -90,6 +89,8 @@ class ReadPath:
                 raise ValidationError(f"{name}={value} must be at least 1 (None: the default)")
         if as_of is not None and not isinstance(as_of, datetime):
             raise ValidationError(f"as_of={as_of!r} must be a datetime or None")
+        from sage_memory.retrieve.kinds import check_kind  # with the search's modules
+
         kind = check_kind(kind)
         if rerank is not None and not isinstance(rerank, bool):
             raise ValidationError(f"rerank={rerank!r} must be True, False or None (the config)")

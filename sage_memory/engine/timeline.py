@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sage_memory.types import Edge, EdgeSpec, Memory, new_id
 
 if TYPE_CHECKING:
-    from sage_memory.engine.ingest import IngestOutcome
+    from sage_memory.engine.gate import IngestOutcome
     from sage_memory.engine.unit import UnitOfWork
 
 _EARLIEST = datetime.min.replace(tzinfo=UTC)

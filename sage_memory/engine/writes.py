@@ -21,8 +21,6 @@ import numpy as np
 
 from sage_memory.engine import pending
 from sage_memory.engine.dedup import content_ids
-from sage_memory.engine.forget import Scrubbed, scrub_journal, scrub_survivors
-from sage_memory.engine.ingest import salience_gate, support_removal
 from sage_memory.engine.inputs import Episode, episodes_from
 from sage_memory.engine.journal import Batch
 from sage_memory.engine.unit import UnitOfWork
@@ -48,7 +46,7 @@ from sage_memory.types import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from sage_memory.engine.forget import Scrubbed
 
 from sage_memory.engine.context import EngineContext, required
 from sage_memory.engine.evolution import Evolution
@@ -232,7 +230,11 @@ class WritePath:
         ctx = self.ctx
         vectors = ctx.embedder.embed([m.text for m in memories])
         deltas = self._extract(memories, vectors) if infer else [None] * len(memories)
-        ctx.ingestor.prepare(deltas)
+        # Without a delta there are no names to embed or resolve: the ingestor (and what it
+        # imports) is not built for such a write.
+        graph = any(d is not None for d in deltas)
+        if graph:
+            ctx.ingestor.prepare(deltas)
         # A store shared by processes (PostgreSQL) also locks the partition across processes:
         # entity resolution and single-valued relations read what is stored, then write; and
         # of two writers adding the same content, the second finds the first's row.
@@ -242,7 +244,7 @@ class WritePath:
             uow = UnitOfWork(ctx.store, Batch("extractor" if infer else "user", "add", now))
             outcomes = []
             try:
-                if len(memories) > 1:  # one vector query for the chunk's names, not one each
+                if graph and len(memories) > 1:  # one vector query for the names, not one each
                     with contextlib.suppress(Exception):  # else each node queries on its own
                         keys = [m.scope.partition.key for m in memories]
                         ctx.ingestor.prefetch_hits(list(zip(keys, deltas, strict=True)))
@@ -250,7 +252,8 @@ class WritePath:
                     if memory.id not in stored:
                         outcomes.append((*self._plan_add(uow, memory, vec, delta, now), delta))
             finally:
-                ctx.ingestor.clear_hits()
+                if graph:
+                    ctx.ingestor.clear_hits()
             changes = uow.commit()
             ctx.sync_index(changes, uow.vectors)
             self._queue_competing_claims(scope, [out for _, out, _ in outcomes], now)
@@ -451,7 +454,10 @@ class WritePath:
         delta: GraphDelta | None,
         now: datetime,
     ) -> tuple[Memory, Any]:
-        from sage_memory.engine.ingest import IngestOutcome
+        # The ingest and forget modules load on the first write that needs them: a deferred
+        # add (the command line's default) stores the text only and never imports them, and
+        # a write without a graph (infer=False) only passes the salience gate.
+        from sage_memory.engine.gate import IngestOutcome, salience_gate
 
         if delta is not None:
             memory = dataclasses.replace(
@@ -486,6 +492,9 @@ class WritePath:
     ) -> AddResult:
         """Replace a memory's text; what only the old text supported is removed, the new text
         is extracted again. Journaled as one batch (undo restores the old text and graph)."""
+        from sage_memory.engine.forget import scrub_survivors
+        from sage_memory.engine.ingest import support_removal
+
         ctx = self.ctx
         ctx.check_open()
         old = self.lookup.get(memory_id, scope)
@@ -569,6 +578,9 @@ class WritePath:
     def _forget(self, memories: Sequence[Memory], *, erase: bool = True) -> None:
         """Delete ``memories`` and what only they support; ``erase``: rewrite the store's file
         afterwards (``delete_all`` does it once, at its end)."""
+        from sage_memory.engine.forget import scrub_survivors
+        from sage_memory.engine.ingest import support_removal
+
         ctx = self.ctx
         now = ctx.now()
         with ctx.writing(*(m.scope.partition.key for m in memories)):
@@ -603,6 +615,7 @@ class WritePath:
     def _scrub_history(self, uow: UnitOfWork, scrubbed: Scrubbed) -> None:
         """Rewrite the journal images of surviving rows that quoted a forgotten text."""
         from sage_memory.codec import to_dict
+        from sage_memory.engine.forget import scrub_journal
 
         store = self.ctx.store
         current = {r.id: r for r in uow.touched()}

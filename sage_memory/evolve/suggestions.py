@@ -8,20 +8,17 @@ gone no longer applies (the error says to reject it).
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from sage_memory.errors import NotFoundError, ValidationError
-from sage_memory.evolve import conflicts, discovery, duplicates, latent
+from sage_memory.evolve import conflicts, discovery, duplicates, latent, learned
 from sage_memory.evolve.context import EvolveContext
 from sage_memory.evolve.planner import embed_new_nodes
 from sage_memory.evolve.proposal import Proposal, Workspace, apply_to, is_current
 from sage_memory.evolve.review import summary_proposal
 from sage_memory.evolve.run import OPERATIONS, Run
 from sage_memory.types import Edge, Node, Suggestion, new_id
-
-_LEARNED = "schema:relations"
 
 
 def get_suggestion(ctx: EvolveContext, suggestion_id: str) -> Suggestion:
@@ -51,15 +48,12 @@ def accept(
 
 def learned_relations(ctx: EvolveContext) -> list[str]:
     """Relation types added by accepted suggestions (kept in the store)."""
-    raw = ctx.store.get_meta(_LEARNED)
-    return list(json.loads(raw)) if raw else []
+    return learned.learned_relations(ctx.store)
 
 
 def learn_relation(ctx: EvolveContext, relation: str) -> None:
     """Keep an accepted relation type, and know it from now on."""
-    known = learned_relations(ctx)
-    if relation not in known:
-        ctx.store.set_meta(_LEARNED, json.dumps([*known, relation]))
+    learned.keep_relation(ctx.store, relation)
     ctx.relations.add(relation)
 
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz, process
-
 from sage_memory.index.base import VectorIndex, collection_name
 from sage_memory.retrieve.reader import GraphReader, word_reads
 from sage_memory.store.base import name_key
@@ -140,6 +138,10 @@ def _score_candidates(
     todo = [i for i in dict.fromkeys([*lex, *cos]) if i not in found]
     if not todo:
         return
+    # Loaded here, not with the module: most searches link their names by words and never
+    # get this far, and rapidfuzz costs a command-line search about 8 ms of CPU to import.
+    from rapidfuzz import fuzz, process
+
     words = _content_words(query)
     lowered = [p.casefold() for p in phrases]
     for node in store.get_nodes(part, todo):

@@ -13,14 +13,20 @@ Lucene-style weight that never goes negative.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import importlib
+import importlib.util
 import math
+import sys
 import threading
+import types
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
+from typing import Any
 
 import numpy as np
 
@@ -44,10 +50,50 @@ _STEMMERS = threading.local()
 def _stemmer() -> object:
     own = getattr(_STEMMERS, "stemmer", None)
     if own is None:
-        import snowballstemmer  # type: ignore[import-untyped]
-
-        own = _STEMMERS.stemmer = snowballstemmer.stemmer("english")
+        own = _STEMMERS.stemmer = _english_stemmer()
     return own
+
+
+#: The package name the English stemmer module is loaded under (see _english_stemmer).
+_ENGLISH_ONLY = "_sage_memory_snowball_english"
+_ENGLISH_LOCK = threading.Lock()
+
+
+def _english_stemmer() -> object:
+    """A new stemmer, the one ``snowballstemmer.stemmer("english")`` returns.
+
+    That package's ``__init__`` imports every one of its 36 stemmers to fill its table: about
+    15 ms of CPU, a thirtieth of a command-line search, which stems a few English words. So
+    unless the package is loaded already, its English module is loaded on its own, under a
+    private package name over the same folder (its relative imports of ``basestemmer`` and
+    ``among`` resolve there): the same code, so the same stems. When PyStemmer is installed,
+    snowballstemmer hands out that C implementation instead, and so does this.
+    """
+    loaded = sys.modules.get("snowballstemmer")
+    if loaded is None:
+        try:
+            import Stemmer  # type: ignore[import-not-found]  # PyStemmer, optional
+        except ImportError:
+            with contextlib.suppress(ImportError, AttributeError):
+                return _english_module().EnglishStemmer()
+        else:
+            return Stemmer.Stemmer("english")
+    import snowballstemmer  # type: ignore[import-untyped]
+
+    return snowballstemmer.stemmer("english")
+
+
+def _english_module() -> Any:
+    """snowballstemmer's ``english_stemmer`` module, without running the package's __init__."""
+    with _ENGLISH_LOCK:
+        if _ENGLISH_ONLY not in sys.modules:
+            spec = importlib.util.find_spec("snowballstemmer")  # finds; imports nothing
+            if spec is None or not spec.submodule_search_locations:
+                raise ImportError("snowballstemmer is not installed")
+            package = types.ModuleType(_ENGLISH_ONLY)
+            package.__path__ = list(spec.submodule_search_locations)
+            sys.modules[_ENGLISH_ONLY] = package
+        return importlib.import_module(f"{_ENGLISH_ONLY}.english_stemmer")
 
 
 @functools.lru_cache(maxsize=65536)

@@ -1,6 +1,11 @@
 """What a short CLI command loads: `search` and `add` on a small folder import neither chromadb,
 litellm, networkx nor an agent framework, and `search` and `add` (which leaves extraction to a
-background worker) load nothing of extraction.
+background worker) load nothing of extraction. `search` loads nothing of the write path (the
+ingest of extracted graphs, forgetting, write-time salience) nor of the evolver's planning and
+review, and `add` none of the evolver's either, nor the search (the retriever is built on the
+first search, and the focus, name seeds and kind filter load with it); `add --no-infer` passes
+the salience gate without the ingest of graphs; the lexical channel loads Snowball's English
+stemmer without the package's other languages.
 
 A small partition (up to 5,000 vectors) is served exactly from SQLite's vectors and never copied
 into Chroma (engine/folder_index.py), so neither command has a reason to open Chroma; the
@@ -36,6 +41,33 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 HEAVY = ("chromadb", "litellm", "networkx", "langchain_core", "llama_index", "langgraph")
 #: What only an add that extracts needs (the extractor, its word tables, a parser model).
 EXTRACTION = ("sage_memory.extract.structure", "lemminflect", "spacy")
+#: What only a write that builds or removes graph rows needs (built on the first such write).
+WRITE_PATH = (
+    "sage_memory.engine.writes",
+    "sage_memory.engine.ingest",
+    "sage_memory.engine.forget",
+    "sage_memory.extract.salience",
+    "sage_memory.entities.resolution",
+)
+#: What plans graph rows from an extracted delta (a write without one never needs it).
+GRAPH_INGEST = (
+    "sage_memory.engine.ingest",
+    "sage_memory.engine.timeline",
+    "sage_memory.entities.resolution",
+    "rapidfuzz",
+)
+#: The evolver's planning and review (a search only logs what it returned).
+EVOLVER = ("sage_memory.evolve.runner", "sage_memory.evolve.suggestions")
+#: The search itself (a write opens the engine without searching), its focus and name seeds.
+SEARCH = (
+    "sage_memory.retrieve.retriever",
+    "sage_memory.retrieve.graph",
+    "sage_memory.retrieve.focus",
+    "sage_memory.retrieve.seeds",
+    "sage_memory.retrieve.kinds",
+)
+#: snowballstemmer's package __init__, which imports every language it has.
+EVERY_LANGUAGE = ("snowballstemmer",)
 
 
 def _modules(folder: Path, *command: str) -> set[str]:
@@ -79,6 +111,13 @@ def test_search_loads_no_index_server_framework_or_extraction(folder: Path) -> N
     assert _loaded(modules, EXTRACTION) == []
 
 
+def test_search_loads_no_write_path_evolver_or_other_languages(folder: Path) -> None:
+    modules = _modules(folder, "search", "where does Caroline live?")
+    assert _loaded(modules, WRITE_PATH) == []
+    assert _loaded(modules, EVOLVER) == []
+    assert _loaded(modules, EVERY_LANGUAGE) == []
+
+
 def test_add_to_a_small_partition_loads_no_chromadb(folder: Path) -> None:
     modules = _modules(folder, "add", "--extract", "now", "Caroline moved to Porto in June.")
     assert _loaded(modules, HEAVY) == []
@@ -90,6 +129,10 @@ def test_add_leaves_extraction_to_the_worker_and_loads_none_of_it(folder: Path) 
     modules = _modules(folder, "add", "Melanie moved to Faro in July.")
     assert _loaded(modules, HEAVY) == []
     assert _loaded(modules, EXTRACTION) == []
+    # stored as it is: nothing that plans graph rows, nor the evolver
+    assert _loaded(modules, WRITE_PATH[1:]) == []
+    assert _loaded(modules, EVOLVER) == []
+    assert _loaded(modules, SEARCH) == []
     deadline = time.monotonic() + 300  # the worker it started, before the next test's add
     while time.monotonic() < deadline:
         with SageMemory(folder, read_only=True) as mem:
@@ -102,6 +145,9 @@ def test_add_without_extraction_loads_none_of_it(folder: Path) -> None:
     modules = _modules(folder, "add", "--no-infer", "A note kept as it is.")
     assert _loaded(modules, HEAVY) == []
     assert _loaded(modules, EXTRACTION) == []
+    # no graph to plan: the salience gate alone, not the ingest, entity resolution, rapidfuzz
+    assert "sage_memory.extract.salience" in modules
+    assert _loaded(modules, GRAPH_INGEST) == []
 
 
 def test_the_parser_alone_loads_no_numpy() -> None:
