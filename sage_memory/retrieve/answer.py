@@ -17,6 +17,7 @@ from sage_memory.retrieve.context import cite
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
+from sage_memory.retrieve.story import Story, story_of
 from sage_memory.retrieve.walk import specificity
 from sage_memory.types import Edge, EdgeHit, MemoryHit, Node, NodeHit, Scope
 
@@ -126,6 +127,8 @@ def _plan_lines(
     at: datetime | None,
 ) -> None:
     name = node.name
+    story = story_of(store, scope, plan, st.stems(name))
+    told = _told_by(story, store, scope)
     if st.tasks_of(store, scope, node.id, at):
         # A project's plan, each step with what it needs: "what next on the backend?" asked
         # of the project wants the step's resources too, not only its place in the order.
@@ -140,9 +143,11 @@ def _plan_lines(
             b.edges.update((s.edge.id, s.edge) for s in needs if s.edge is not None)
         return
     before = st.predecessors(
-        store, scope, node.id, transitive=kind != "requires", at=at, bridge=True
+        store, scope, node.id, transitive=kind != "requires", at=at, bridge=True, told=told
     )
-    after = st.successors(store, scope, node.id, transitive=kind == "after", at=at, bridge=True)
+    after = st.successors(
+        store, scope, node.id, transitive=kind == "after", at=at, bridge=True, told=told
+    )
     needs = st.requirements(store, scope, node.id, at=at)
     if max(sum(s.hops == 1 for s in before), sum(s.hops == 1 for s in after)) > HUB_FANOUT:
         return  # a hub many stories' plans pass through: no one plan's order
@@ -161,7 +166,7 @@ def _plan_lines(
                 b.add(f"- Before {name}: {s.node.name}{_status(s)}{_src(s)}", s, f"before {name}")
         if kind == "before" and before:
             # Where the order in the graph starts may not be where the plan starts.
-            _told(b, store, scope, _ends(before), (), plan=plan, at=at)
+            _told(b, store, scope, _ends(before), (), plan=plan, story=story, at=at)
     if kind in ("next", "requires"):
         for s in needs:
             b.add(
@@ -213,17 +218,29 @@ def _chain_lines(
     for family in (kind, *(k for k in FALLBACK.get(kind, ()) if k != kind)):
         links, verb = CHAINS[family]
         for node in subjects:
-            steps = st.chain(store, scope, node.id, links, transitive=True, at=at, bridge=True)
+            story = story_of(store, scope, plan, st.stems(node.name))
+            told = _told_by(story, store, scope)
+            steps = st.chain(
+                store, scope, node.id, links, transitive=True, at=at, bridge=True, told=told
+            )
             if (
                 steps
                 and sum(s.hops == 1 for s in steps) <= HUB_FANOUT
                 and _in_story(store, scope, [s for s in steps if s.hops == 1], plan)
             ):
                 _write_chain(b, store, scope, node, steps, verb)
-                _told(b, store, scope, _ends(steps), (), plan=plan, at=at)
+                _told(b, store, scope, _ends(steps), (), plan=plan, story=story, at=at)
                 return
     # No chain in the graph: the memories that mention the subject may tell it.
-    _told(b, store, scope, [], subjects, plan=plan, at=at)
+    story = story_of(store, scope, plan, st.stems(subjects[0].name) if subjects else ())
+    _told(b, store, scope, [], subjects, plan=plan, story=story, at=at)
+
+
+def _told_by(story: Story, store: GraphReader, scope: Scope) -> st.Told | None:
+    """The story's test of a walk's links, or None when the question names no story."""
+    if not story:
+        return None
+    return lambda edges: story.told(store, scope, edges)
 
 
 def _in_story(store: GraphReader, scope: Scope, first: Sequence[st.Step], plan: QueryPlan) -> bool:
@@ -275,11 +292,14 @@ def _told(
     subjects: Sequence[Node],
     *,
     plan: QueryPlan,
+    story: Story,
     at: datetime | None,
 ) -> None:
     """Past the chain's last links in the graph (or from the subject, when the graph holds
     no link), the memories that tell the chain on join the answer's memories, each with a
-    line (the graph does not hold those links, so there is no fact to print)."""
+    line (the graph does not hold those links, so there is no fact to print). When the
+    question names its story, only memories naming it are taken: a near-twin story's
+    memory shares the words of the chain but is not where this one goes on."""
     anchors = " ".join(plan.names)
     ids = [e.memory_ids[-1] for s in ends[:TOLD_ENDS] if (e := s.edge) is not None and e.memory_ids]
     # The ends whose memories name the question's story first: a chain that wandered into
@@ -289,6 +309,8 @@ def _told(
         store.get_memories(scope, list(dict.fromkeys(ids))),
         key=lambda m: not named & set(st.stems(m.text)),
     )
+    if story:
+        start = [m for m in start if story.names(m.text)]
     if not start and subjects:
         start = st.mentions(
             store,
@@ -304,7 +326,14 @@ def _told(
             b.memories.setdefault(m.id, None)
     known = plan.text
     for m in st.told_hops(
-        store, scope, start, known=known, anchors=anchors, skip=b.memories, at=at
+        store,
+        scope,
+        start,
+        known=known,
+        anchors=anchors,
+        skip=b.memories,
+        at=at,
+        story=story.words,
     ):
         b.lines.append(f"- Further along, as told: [mem {m.id[:8]}]")
         b.memories.setdefault(m.id, None)
@@ -358,7 +387,8 @@ def structure_view(
                 break
         if kind == "before" and not b.lines:
             # No order in the graph: the memories that mention the subject may tell it.
-            _told(b, store, scope, [], subjects, plan=plan, at=at)
+            story = story_of(store, scope, plan, st.stems(subjects[0].name) if subjects else ())
+            _told(b, store, scope, [], subjects, plan=plan, story=story, at=at)
     best = linked[0].score
     for ln in linked[:3]:
         if ln.score < SUBJECT_SHARE * best:

@@ -8,7 +8,7 @@ Only facts that hold at ``at`` (default: now) count. Every walk is bounded.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -32,6 +32,8 @@ MAX_DEPTH = 10
 #: Causes and fixes whose other phrasings are looked up for preconditions.
 MAX_CHAIN = 6
 Direction = Literal["out", "in", "both"]
+#: Which of some edges a question's own story states (ids); see :mod:`.story`.
+Told = Callable[[Sequence[Edge]], set[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +99,11 @@ def _walk_order(
     transitive: bool,
     at: datetime | None,
     bridge: bool = False,
+    told: Told | None = None,
 ) -> list[tuple[str, Edge, int]]:
     """Nodes before (or after) ``start`` with the edge that reached them and their depth;
-    with ``bridge``, each level's nodes also walk through their other phrasings."""
+    with ``bridge``, each level's nodes also walk through their other phrasings; with
+    ``told``, a node some of whose links the question's story states takes only those."""
     seen: dict[str, tuple[Edge, int]] = {}
     frontier = [start]
     for depth in range(1, (MAX_DEPTH if transitive else 1) + 1):
@@ -109,7 +113,12 @@ def _walk_order(
         if bridge:
             here |= _aliases(store, scope, frontier, exclude=set(seen) | {start})
         nxt: list[str] = []
-        for e in _order_edges(store, scope, sorted(here), at):
+
+        def near_of(e: Edge) -> str:
+            early, late = _before_of(e)
+            return late if backwards else early
+
+        for e in _prefer_told(_order_edges(store, scope, sorted(here), at), near_of, told):
             early, late = _before_of(e)
             near, other = (late, early) if backwards else (early, late)
             if near in here and other != start and other not in seen and other not in here:
@@ -117,6 +126,20 @@ def _walk_order(
                 nxt.append(other)
         frontier = nxt
     return [(nid, e, d) for nid, (e, d) in seen.items()]
+
+
+def _prefer_told(
+    edges: Sequence[Edge], near_of: Callable[[Edge], str], told: Told | None
+) -> list[Edge]:
+    """``edges`` less, at each node they leave from (``near_of``), the links the question's
+    story does not state when the story states some there: near-twin stories share a task's
+    node, and each tells its own order around it. A node none of whose links the story
+    states keeps them all (its links may be told without naming the story)."""
+    if told is None or not edges:
+        return list(edges)
+    ids = told(edges)
+    owned = {near_of(e) for e in edges if e.id in ids}
+    return [e for e in edges if e.id in ids or near_of(e) not in owned]
 
 
 def _steps(
@@ -141,11 +164,20 @@ def predecessors(
     transitive: bool = False,
     at: datetime | None = None,
     bridge: bool = False,
+    told: Told | None = None,
 ) -> list[Step]:
     """What comes before ``node_id``, nearest first (transitively: up to 10 steps back;
-    ``bridge``: through other phrasings of each step too, see :func:`other_phrasings`)."""
+    ``bridge``: through other phrasings of each step too, see :func:`other_phrasings`;
+    ``told``: the question's story's own links where it states some, see :func:`_prefer_told`)."""
     found = _walk_order(
-        store, scope, node_id, backwards=True, transitive=transitive, at=at, bridge=bridge
+        store,
+        scope,
+        node_id,
+        backwards=True,
+        transitive=transitive,
+        at=at,
+        bridge=bridge,
+        told=told,
     )
     return sorted(_steps(store, scope, found, at), key=lambda s: (s.hops, s.node.name))
 
@@ -158,10 +190,19 @@ def successors(
     transitive: bool = False,
     at: datetime | None = None,
     bridge: bool = False,
+    told: Told | None = None,
 ) -> list[Step]:
-    """What comes after ``node_id``, nearest first (``bridge`` as in :func:`predecessors`)."""
+    """What comes after ``node_id``, nearest first (``bridge``, ``told`` as in
+    :func:`predecessors`)."""
     found = _walk_order(
-        store, scope, node_id, backwards=False, transitive=transitive, at=at, bridge=bridge
+        store,
+        scope,
+        node_id,
+        backwards=False,
+        transitive=transitive,
+        at=at,
+        bridge=bridge,
+        told=told,
     )
     return sorted(_steps(store, scope, found, at), key=lambda s: (s.hops, s.node.name))
 
@@ -448,6 +489,7 @@ def chain(
     at: datetime | None = None,
     max_depth: int = MAX_DEPTH,
     bridge: bool = False,
+    told: Told | None = None,
 ) -> list[Step]:
     """Follow ``links`` from ``node_id``: one step, or transitively up to ``max_depth`` levels.
 
@@ -455,7 +497,8 @@ def chain(
     step keeps the fact that reached it (its memory ids cite it). A node is visited once,
     so a cycle ends the walk; the cost is one edge read per level. With ``bridge``, each
     level's nodes are also followed through their other phrasings (a task named with and
-    without a modifier is often two nodes): a few node lookups per level.
+    without a modifier is often two nodes): a few node lookups per level. With ``told``, a
+    node some of whose links the question's story states follows only those.
     """
     lead = dict(links)
     seen: dict[str, tuple[Edge, int]] = {}
@@ -468,6 +511,11 @@ def chain(
         if bridge:
             here |= _aliases(store, scope, frontier, exclude=set(seen) | {node_id})
         edges = _current(store.edges_of(scope, sorted(here), relations=sorted(lead)), at)
+
+        def near_of(e: Edge) -> str:
+            return e.source_id if lead[e.relation] == "target" else e.target_id
+
+        edges = _prefer_told(edges, near_of, told)
         for e in sorted(edges, key=lambda e: (-e.weight, e.id)):
             end = lead[e.relation]
             src, dst = (e.source_id, e.target_id) if end == "target" else (e.target_id, e.source_id)
@@ -552,6 +600,7 @@ def told_hops(
     skip: Collection[str],
     at: datetime | None,
     hops: int = TOLD_HOPS,
+    story: Collection[str] = (),
 ) -> list[Memory]:
     """Follow a chain through the memories that tell it, past what the graph holds.
 
@@ -559,7 +608,8 @@ def told_hops(
     question, the memories taken) become the next lexical query, with ``anchors`` (the names
     the question uses, which tell near-twin stories apart): the best memory sharing one of
     those new words is the next link. An entity found in one hop seeds the next without
-    needing the extractor to have typed the relation. Bounded: ``hops`` rounds,
+    needing the extractor to have typed the relation. With ``story`` (the stems that name
+    the asked story, see :mod:`.story`), a link must name it. Bounded: ``hops`` rounds,
     :data:`TOLD_WIDTH` memories per frontier memory per round, :data:`TOLD_MAX` in all.
     """
     seen = set(stems(known))
@@ -582,7 +632,7 @@ def told_hops(
             ]
             linking = {_stem(w) for w in new}
             for _ in range(TOLD_WIDTH):
-                pick = _next_link(cands, linking, anchor_stems)
+                pick = _next_link(cands, linking, anchor_stems, set(story))
                 if pick is None or len(out) >= TOLD_MAX:
                     break
                 out.append(pick)
@@ -603,13 +653,18 @@ def _in_order(store: GraphReader, scope: Scope, ids: Sequence[str]) -> list[Memo
     return [by_id[i] for i in ids if i in by_id]
 
 
-def _next_link(cands: Sequence[Memory], new: set[str], anchors: set[str]) -> Memory | None:
+def _next_link(
+    cands: Sequence[Memory], new: set[str], anchors: set[str], story: set[str]
+) -> Memory | None:
     """The best candidate that shares a new word and names the question's story (one of its
     anchors); else one that shares two new words (a memory need not repeat the story's name,
-    but one common word alone is too weak a link)."""
+    but one common word alone is too weak a link). With ``story`` words, a candidate must
+    name the story: in a store of near-twin stories, two shared words are common."""
     fallback = None
     for c in cands:
         words = set(stems(c.text))
+        if story and not story & words:
+            continue
         shared = len(new & words)
         if shared and (not anchors or anchors & words):
             return c

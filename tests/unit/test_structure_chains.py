@@ -242,3 +242,37 @@ def test_a_chain_from_another_story_is_not_the_answer(mem: SageMemory) -> None:
     steps = context[context.index("## Next steps") : context.index("## Related background")]
     assert "security review" not in steps  # Nimbus's chain, not the one asked about
     assert told[:8] in steps
+
+
+def test_a_shared_task_node_follows_the_asked_storys_own_links(mem: SageMemory) -> None:
+    # Two teams' plans share the task "launch"; each states its own blocker of it. The
+    # question names Cirrus: its link is followed, Nimbus's is not.
+    launch = NodeSpec("a", "launch", "Task")
+    state(
+        mem,
+        "Nimbus: the launch is blocked by the security review.",
+        launch,
+        "BLOCKED_BY",
+        NodeSpec("b", "security review", "Task"),
+    )
+    own = state(
+        mem,
+        "Cirrus: the launch is blocked by the venue contract.",
+        launch,
+        "BLOCKED_BY",
+        NodeSpec("c", "venue contract", "Task"),
+    )
+    state(
+        mem,
+        "Cirrus: the venue contract waits on the deposit, says the Cirrus treasurer.",
+        NodeSpec("c", "venue contract", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("d", "deposit", "Task"),
+    )
+    context = mem.search(
+        "What is ultimately holding up the Cirrus launch, every link?", user_id="u"
+    ).context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "launch blocked by venue contract" in steps and own[:8] in steps
+    assert "venue contract blocked by deposit" in steps
+    assert "security review" not in steps
