@@ -527,6 +527,24 @@ def chain(
     return _steps(store, scope, found, at)
 
 
+def stated_in(
+    store: GraphReader,
+    scope: Scope,
+    memory_id: str,
+    relations: Collection[str],
+    *,
+    at: datetime | None = None,
+) -> list[Edge]:
+    """The current facts of ``relations`` that the memory ``memory_id`` states: a bounded
+    read of the edges of the nodes it mentions."""
+    nodes = store.memory_nodes(scope, [memory_id]).get(memory_id, [])
+    if not nodes or not relations:
+        return []
+    edges = store.edges_of(scope, nodes, relations=sorted(relations))
+    mine = {e.id: e for e in _current(edges, at) if memory_id in e.memory_ids}
+    return sorted(mine.values(), key=lambda e: (e.created_at, e.id))
+
+
 def _aliases(
     store: GraphReader, scope: Scope, ids: Sequence[str], *, exclude: Collection[str]
 ) -> set[str]:

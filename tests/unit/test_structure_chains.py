@@ -276,3 +276,22 @@ def test_a_shared_task_node_follows_the_asked_storys_own_links(mem: SageMemory) 
     assert "launch blocked by venue contract" in steps and own[:8] in steps
     assert "venue contract blocked by deposit" in steps
     assert "security review" not in steps
+
+
+def test_a_chain_broken_in_the_graph_goes_on_with_the_same_notes_facts(mem: SageMemory) -> None:
+    # One note states three levels; the graph lost the middle link ("coffees are hot
+    # drinks"), so the walk from "flat white" stops at "coffee". The note's other fact of
+    # the asked relation still tells the chain on, cited.
+    flat, coffee = NodeSpec("a", "flat white", "Concept"), NodeSpec("b", "coffee", "Concept")
+    hot, drink = NodeSpec("c", "hot drink", "Concept"), NodeSpec("d", "beverage", "Concept")
+    added = mem.add_graph(
+        "Cafe notes: a flat white is a coffee, coffees are hot drinks, hot drinks are beverages.",
+        nodes=[flat, coffee, hot, drink],
+        edges=[EdgeSpec("a", "b", "IS_A"), EdgeSpec("c", "d", "IS_A")],
+        user_id="u",
+        timestamp=T0,
+    )
+    context = mem.search("What is a flat white, at every level?", user_id="u").context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "flat white a kind of coffee" in steps
+    assert "hot drink a kind of beverage" in steps and added.memory.id[:8] in steps
