@@ -132,13 +132,14 @@ def _prefer_told(
     edges: Sequence[Edge], near_of: Callable[[Edge], str], told: Told | None
 ) -> list[Edge]:
     """``edges`` less, at each node they leave from (``near_of``), the links the question's
-    story does not state when the story states some there: near-twin stories share a task's
-    node, and each tells its own order around it. A node none of whose links the story
-    states keeps them all (its links may be told without naming the story)."""
+    story does not state when the story states some link of that node (either way):
+    near-twin stories share a task's node, and each tells its own order around it. A node
+    none of whose links the story states keeps them all (its links may be told without
+    naming the story)."""
     if told is None or not edges:
         return list(edges)
     ids = told(edges)
-    owned = {near_of(e) for e in edges if e.id in ids}
+    owned = {n for e in edges if e.id in ids for n in (e.source_id, e.target_id)}
     return [e for e in edges if e.id in ids or near_of(e) not in owned]
 
 

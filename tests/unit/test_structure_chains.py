@@ -295,3 +295,32 @@ def test_a_chain_broken_in_the_graph_goes_on_with_the_same_notes_facts(mem: Sage
     steps = context[context.index("## Next steps") : context.index("## Related background")]
     assert "flat white a kind of coffee" in steps
     assert "hot drink a kind of beverage" in steps and added.memory.id[:8] in steps
+
+
+def test_a_twin_storys_link_past_a_node_the_asked_story_reaches_is_not_followed(
+    mem: SageMemory,
+) -> None:
+    # Cirrus's launch waits on the deposit; Nimbus, a near twin, says its deposit waits on a
+    # bank transfer. The deposit node is shared: Cirrus states a link of it (the one into
+    # it), so the link out of it that only Nimbus states is not Cirrus's next level.
+    deposit = NodeSpec("b", "deposit", "Task")
+    own = state(
+        mem,
+        "At Cirrus the launch is blocked by the deposit.",
+        NodeSpec("a", "launch", "Task"),
+        "BLOCKED_BY",
+        deposit,
+    )
+    state(
+        mem,
+        "At Nimbus the deposit waits on the bank transfer.",
+        deposit,
+        "BLOCKED_BY",
+        NodeSpec("c", "bank transfer", "Task"),
+    )
+    context = mem.search(
+        "What is ultimately holding up the Cirrus launch, every link?", user_id="u"
+    ).context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "launch blocked by deposit" in steps and own[:8] in steps
+    assert "bank transfer" not in steps
