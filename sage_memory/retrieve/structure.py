@@ -564,10 +564,50 @@ def _stem(word: str) -> str:
     return word.rstrip("e") if len(word) > 4 else word
 
 
+#: Modal and negating auxiliaries, whole or as a contraction's first part ("can't" reads
+#: "can" "t"): a closed class of function words that links no two notes of a chain.
+AUXILIARIES = frozenset(
+    (
+        "can",
+        "cannot",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "should",
+        "would",
+        "not",
+        "no",
+        "don",
+        "doesn",
+        "didn",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "won",
+        "hasn",
+        "haven",
+        "hadn",
+        "couldn",
+        "shouldn",
+        "wouldn",
+        "mustn",
+        "needn",
+    )
+)
+
+
 def _new_words(text: str, seen: Collection[str]) -> list[str]:
-    """Content words of ``text`` whose stems are not in ``seen``, in text order."""
+    """Content words of ``text`` whose stems are not in ``seen``, in text order (no
+    auxiliary: "can't print" and "can't make it" share no step)."""
     return list(
-        dict.fromkeys(w for w in _content_words(text) if len(w) > 1 and _stem(w) not in seen)
+        dict.fromkeys(
+            w
+            for w in _content_words(text)
+            if len(w) > 1 and w not in AUXILIARIES and _stem(w) not in seen
+        )
     )
 
 
