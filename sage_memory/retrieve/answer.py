@@ -8,7 +8,7 @@ fixes, then what the fixes need). The lines go to the context's "Next steps" sec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -17,6 +17,7 @@ from sage_memory.retrieve.context import cite
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode
+from sage_memory.retrieve.story import Story, story_of
 from sage_memory.retrieve.walk import specificity
 from sage_memory.types import Edge, EdgeHit, MemoryHit, Node, NodeHit, Scope
 
@@ -126,6 +127,8 @@ def _plan_lines(
     at: datetime | None,
 ) -> None:
     name = node.name
+    story = story_of(store, scope, plan, st.stems(name))
+    told = _told_by(story, store, scope)
     if st.tasks_of(store, scope, node.id, at):
         # A project's plan, each step with what it needs: "what next on the backend?" asked
         # of the project wants the step's resources too, not only its place in the order.
@@ -140,9 +143,11 @@ def _plan_lines(
             b.edges.update((s.edge.id, s.edge) for s in needs if s.edge is not None)
         return
     before = st.predecessors(
-        store, scope, node.id, transitive=kind != "requires", at=at, bridge=True
+        store, scope, node.id, transitive=kind != "requires", at=at, bridge=True, told=told
     )
-    after = st.successors(store, scope, node.id, transitive=kind == "after", at=at, bridge=True)
+    after = st.successors(
+        store, scope, node.id, transitive=kind == "after", at=at, bridge=True, told=told
+    )
     needs = st.requirements(store, scope, node.id, at=at)
     if max(sum(s.hops == 1 for s in before), sum(s.hops == 1 for s in after)) > HUB_FANOUT:
         return  # a hub many stories' plans pass through: no one plan's order
@@ -161,7 +166,17 @@ def _plan_lines(
                 b.add(f"- Before {name}: {s.node.name}{_status(s)}{_src(s)}", s, f"before {name}")
         if kind == "before" and before:
             # Where the order in the graph starts may not be where the plan starts.
-            _told(b, store, scope, _ends(before), (), plan=plan, at=at)
+            _told(
+                b,
+                store,
+                scope,
+                _ends(before),
+                (),
+                plan=plan,
+                story=story,
+                relations=st.ORDER,
+                at=at,
+            )
     if kind in ("next", "requires"):
         for s in needs:
             b.add(
@@ -213,17 +228,40 @@ def _chain_lines(
     for family in (kind, *(k for k in FALLBACK.get(kind, ()) if k != kind)):
         links, verb = CHAINS[family]
         for node in subjects:
-            steps = st.chain(store, scope, node.id, links, transitive=True, at=at, bridge=True)
+            story = story_of(store, scope, plan, st.stems(node.name))
+            told = _told_by(story, store, scope)
+            steps = st.chain(
+                store, scope, node.id, links, transitive=True, at=at, bridge=True, told=told
+            )
             if (
                 steps
                 and sum(s.hops == 1 for s in steps) <= HUB_FANOUT
                 and _in_story(store, scope, [s for s in steps if s.hops == 1], plan)
             ):
                 _write_chain(b, store, scope, node, steps, verb)
-                _told(b, store, scope, _ends(steps), (), plan=plan, at=at)
+                _told(
+                    b,
+                    store,
+                    scope,
+                    _ends(steps),
+                    (),
+                    plan=plan,
+                    story=story,
+                    relations=[r for r, _ in links],
+                    at=at,
+                )
                 return
     # No chain in the graph: the memories that mention the subject may tell it.
-    _told(b, store, scope, [], subjects, plan=plan, at=at)
+    story = story_of(store, scope, plan, st.stems(subjects[0].name) if subjects else ())
+    relations = [r for r, _ in CHAINS[kind][0]]
+    _told(b, store, scope, [], subjects, plan=plan, story=story, relations=relations, at=at)
+
+
+def _told_by(story: Story, store: GraphReader, scope: Scope) -> st.Told | None:
+    """The story's test of a walk's links, or None when the question names no story."""
+    if not story:
+        return None
+    return lambda edges: story.told(store, scope, edges)
 
 
 def _in_story(store: GraphReader, scope: Scope, first: Sequence[st.Step], plan: QueryPlan) -> bool:
@@ -275,11 +313,17 @@ def _told(
     subjects: Sequence[Node],
     *,
     plan: QueryPlan,
+    story: Story,
+    relations: Collection[str],
     at: datetime | None,
 ) -> None:
     """Past the chain's last links in the graph (or from the subject, when the graph holds
     no link), the memories that tell the chain on join the answer's memories, each with a
-    line (the graph does not hold those links, so there is no fact to print)."""
+    line: the facts of the asked ``relations`` it states that the chain did not reach (a
+    link the extractor missed breaks the chain, not the memory's other links: "b's are c,
+    and c's are d"), else just its citation. When the question names its story, only
+    memories naming it are taken: a near-twin story's memory shares the words of the chain
+    but is not where this one goes on."""
     anchors = " ".join(plan.names)
     ids = [e.memory_ids[-1] for s in ends[:TOLD_ENDS] if (e := s.edge) is not None and e.memory_ids]
     # The ends whose memories name the question's story first: a chain that wandered into
@@ -289,6 +333,10 @@ def _told(
         store.get_memories(scope, list(dict.fromkeys(ids))),
         key=lambda m: not named & set(st.stems(m.text)),
     )
+    if story:
+        start = [m for m in start if story.names(m.text)]
+    for m in start:  # the chain's last notes may state more of it than the chain reached
+        _fact_lines(b, store, scope, m.id, relations, "In the same note", at=at)
     if not start and subjects:
         start = st.mentions(
             store,
@@ -300,14 +348,79 @@ def _told(
             limit=TOLD_ENDS,
         )
         for m in start:
-            b.lines.append(f"- As told: [mem {m.id[:8]}]")
-            b.memories.setdefault(m.id, None)
+            _told_line(b, store, scope, m.id, relations, "As told", at=at)
     known = plan.text
     for m in st.told_hops(
-        store, scope, start, known=known, anchors=anchors, skip=b.memories, at=at
+        store,
+        scope,
+        start,
+        known=known,
+        anchors=anchors,
+        skip=b.memories,
+        at=at,
+        story=story.words,
     ):
-        b.lines.append(f"- Further along, as told: [mem {m.id[:8]}]")
-        b.memories.setdefault(m.id, None)
+        _told_line(b, store, scope, m.id, relations, "Further along, as told", at=at)
+
+
+#: How a told fact of each relation reads.
+VERBS = {
+    "IS_A": "a kind of",
+    "BLOCKED_BY": "blocked by",
+    "DEPENDS_ON": "depends on",
+    "CAUSED_BY": "caused by",
+    "CAUSES": "causes",
+    "PRECEDES": "comes before",
+    "REQUIRES": "requires",
+    "USES": "uses",
+}
+#: Facts printed per told memory.
+FACTS_PER_NOTE = 4
+
+
+def _fact_lines(
+    b: _Builder,
+    store: GraphReader,
+    scope: Scope,
+    memory_id: str,
+    relations: Collection[str],
+    lead: str,
+    *,
+    at: datetime | None,
+) -> int:
+    """Lines for the facts of ``relations`` the memory states that are not listed yet."""
+    edges = [
+        e for e in st.stated_in(store, scope, memory_id, relations, at=at) if e.id not in b.edges
+    ][:FACTS_PER_NOTE]
+    if not edges:
+        return 0
+    names = {
+        n.id: n.name
+        for n in store.get_nodes(scope, [i for e in edges for i in (e.source_id, e.target_id)])
+    }
+    for e in edges:
+        verb = VERBS.get(e.relation, e.relation)
+        src, dst = names.get(e.source_id, "?"), names.get(e.target_id, "?")
+        b.lines.append(f"- {lead}: {src} {verb} {dst} [mem {memory_id[:8]}]")
+        b.edges.setdefault(e.id, e)
+    b.memories.setdefault(memory_id, None)
+    return len(edges)
+
+
+def _told_line(
+    b: _Builder,
+    store: GraphReader,
+    scope: Scope,
+    memory_id: str,
+    relations: Collection[str],
+    lead: str,
+    *,
+    at: datetime | None,
+) -> None:
+    """A told memory's facts of the asked relations, else its citation alone."""
+    if not _fact_lines(b, store, scope, memory_id, relations, lead, at=at):
+        b.lines.append(f"- {lead}: [mem {memory_id[:8]}]")
+        b.memories.setdefault(memory_id, None)
 
 
 def _diagnosis_lines(
@@ -358,7 +471,8 @@ def structure_view(
                 break
         if kind == "before" and not b.lines:
             # No order in the graph: the memories that mention the subject may tell it.
-            _told(b, store, scope, [], subjects, plan=plan, at=at)
+            story = story_of(store, scope, plan, st.stems(subjects[0].name) if subjects else ())
+            _told(b, store, scope, [], subjects, plan=plan, story=story, relations=st.ORDER, at=at)
     best = linked[0].score
     for ln in linked[:3]:
         if ln.score < SUBJECT_SHARE * best:

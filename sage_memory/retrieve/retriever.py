@@ -206,16 +206,17 @@ class Retriever:
         background = lead_memories(
             store, scope.partition, view, sorted(hits, key=lambda h: -h.score)
         )
-        context = ctx.pack(
-            [
-                (ctx.CORE, [ctx.fact_line(h) for h in core]),
-                (ctx.NEXT, list(view.lines)),
-                (ctx.BACKGROUND, [kinds.label(ctx.memory_line(h), h) for h in background]),
-                (ctx.HISTORY, [ctx.fact_line(h) for h in past]),
-            ],
-            context_tokens,
-            self.count_tokens,
-        )
+        sections = [
+            (ctx.CORE, [ctx.fact_line(h) for h in core]),
+            (ctx.NEXT, list(view.lines)),
+            (ctx.BACKGROUND, [kinds.label(ctx.memory_line(h), h) for h in background]),
+            (ctx.HISTORY, [ctx.fact_line(h) for h in past]),
+        ]
+        if view.lines:
+            # A structure answer and the memories that state its steps are what the question
+            # asks for: they take the room first, the ranked facts what is left.
+            sections = [sections[1], sections[2], sections[0], sections[3]]
+        context = ctx.pack(sections, context_tokens, self.count_tokens)
         return RetrievalResult(
             query=query,
             scope=scope,

@@ -8,7 +8,7 @@ Only facts that hold at ``at`` (default: now) count. Every walk is bounded.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -32,6 +32,8 @@ MAX_DEPTH = 10
 #: Causes and fixes whose other phrasings are looked up for preconditions.
 MAX_CHAIN = 6
 Direction = Literal["out", "in", "both"]
+#: Which of some edges a question's own story states (ids); see :mod:`.story`.
+Told = Callable[[Sequence[Edge]], set[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +99,11 @@ def _walk_order(
     transitive: bool,
     at: datetime | None,
     bridge: bool = False,
+    told: Told | None = None,
 ) -> list[tuple[str, Edge, int]]:
     """Nodes before (or after) ``start`` with the edge that reached them and their depth;
-    with ``bridge``, each level's nodes also walk through their other phrasings."""
+    with ``bridge``, each level's nodes also walk through their other phrasings; with
+    ``told``, a node some of whose links the question's story states takes only those."""
     seen: dict[str, tuple[Edge, int]] = {}
     frontier = [start]
     for depth in range(1, (MAX_DEPTH if transitive else 1) + 1):
@@ -109,7 +113,12 @@ def _walk_order(
         if bridge:
             here |= _aliases(store, scope, frontier, exclude=set(seen) | {start})
         nxt: list[str] = []
-        for e in _order_edges(store, scope, sorted(here), at):
+
+        def near_of(e: Edge) -> str:
+            early, late = _before_of(e)
+            return late if backwards else early
+
+        for e in _prefer_told(_order_edges(store, scope, sorted(here), at), near_of, told):
             early, late = _before_of(e)
             near, other = (late, early) if backwards else (early, late)
             if near in here and other != start and other not in seen and other not in here:
@@ -117,6 +126,21 @@ def _walk_order(
                 nxt.append(other)
         frontier = nxt
     return [(nid, e, d) for nid, (e, d) in seen.items()]
+
+
+def _prefer_told(
+    edges: Sequence[Edge], near_of: Callable[[Edge], str], told: Told | None
+) -> list[Edge]:
+    """``edges`` less, at each node they leave from (``near_of``), the links the question's
+    story does not state when the story states some link of that node (either way):
+    near-twin stories share a task's node, and each tells its own order around it. A node
+    none of whose links the story states keeps them all (its links may be told without
+    naming the story)."""
+    if told is None or not edges:
+        return list(edges)
+    ids = told(edges)
+    owned = {n for e in edges if e.id in ids for n in (e.source_id, e.target_id)}
+    return [e for e in edges if e.id in ids or near_of(e) not in owned]
 
 
 def _steps(
@@ -141,11 +165,20 @@ def predecessors(
     transitive: bool = False,
     at: datetime | None = None,
     bridge: bool = False,
+    told: Told | None = None,
 ) -> list[Step]:
     """What comes before ``node_id``, nearest first (transitively: up to 10 steps back;
-    ``bridge``: through other phrasings of each step too, see :func:`other_phrasings`)."""
+    ``bridge``: through other phrasings of each step too, see :func:`other_phrasings`;
+    ``told``: the question's story's own links where it states some, see :func:`_prefer_told`)."""
     found = _walk_order(
-        store, scope, node_id, backwards=True, transitive=transitive, at=at, bridge=bridge
+        store,
+        scope,
+        node_id,
+        backwards=True,
+        transitive=transitive,
+        at=at,
+        bridge=bridge,
+        told=told,
     )
     return sorted(_steps(store, scope, found, at), key=lambda s: (s.hops, s.node.name))
 
@@ -158,10 +191,19 @@ def successors(
     transitive: bool = False,
     at: datetime | None = None,
     bridge: bool = False,
+    told: Told | None = None,
 ) -> list[Step]:
-    """What comes after ``node_id``, nearest first (``bridge`` as in :func:`predecessors`)."""
+    """What comes after ``node_id``, nearest first (``bridge``, ``told`` as in
+    :func:`predecessors`)."""
     found = _walk_order(
-        store, scope, node_id, backwards=False, transitive=transitive, at=at, bridge=bridge
+        store,
+        scope,
+        node_id,
+        backwards=False,
+        transitive=transitive,
+        at=at,
+        bridge=bridge,
+        told=told,
     )
     return sorted(_steps(store, scope, found, at), key=lambda s: (s.hops, s.node.name))
 
@@ -448,6 +490,7 @@ def chain(
     at: datetime | None = None,
     max_depth: int = MAX_DEPTH,
     bridge: bool = False,
+    told: Told | None = None,
 ) -> list[Step]:
     """Follow ``links`` from ``node_id``: one step, or transitively up to ``max_depth`` levels.
 
@@ -455,7 +498,8 @@ def chain(
     step keeps the fact that reached it (its memory ids cite it). A node is visited once,
     so a cycle ends the walk; the cost is one edge read per level. With ``bridge``, each
     level's nodes are also followed through their other phrasings (a task named with and
-    without a modifier is often two nodes): a few node lookups per level.
+    without a modifier is often two nodes): a few node lookups per level. With ``told``, a
+    node some of whose links the question's story states follows only those.
     """
     lead = dict(links)
     seen: dict[str, tuple[Edge, int]] = {}
@@ -468,6 +512,11 @@ def chain(
         if bridge:
             here |= _aliases(store, scope, frontier, exclude=set(seen) | {node_id})
         edges = _current(store.edges_of(scope, sorted(here), relations=sorted(lead)), at)
+
+        def near_of(e: Edge) -> str:
+            return e.source_id if lead[e.relation] == "target" else e.target_id
+
+        edges = _prefer_told(edges, near_of, told)
         for e in sorted(edges, key=lambda e: (-e.weight, e.id)):
             end = lead[e.relation]
             src, dst = (e.source_id, e.target_id) if end == "target" else (e.target_id, e.source_id)
@@ -477,6 +526,24 @@ def chain(
         frontier = nxt
     found = [(nid, e, d) for nid, (e, d) in seen.items()]
     return _steps(store, scope, found, at)
+
+
+def stated_in(
+    store: GraphReader,
+    scope: Scope,
+    memory_id: str,
+    relations: Collection[str],
+    *,
+    at: datetime | None = None,
+) -> list[Edge]:
+    """The current facts of ``relations`` that the memory ``memory_id`` states: a bounded
+    read of the edges of the nodes it mentions."""
+    nodes = store.memory_nodes(scope, [memory_id]).get(memory_id, [])
+    if not nodes or not relations:
+        return []
+    edges = store.edges_of(scope, nodes, relations=sorted(relations))
+    mine = {e.id: e for e in _current(edges, at) if memory_id in e.memory_ids}
+    return sorted(mine.values(), key=lambda e: (e.created_at, e.id))
 
 
 def _aliases(
@@ -497,10 +564,50 @@ def _stem(word: str) -> str:
     return word.rstrip("e") if len(word) > 4 else word
 
 
+#: Modal and negating auxiliaries, whole or as a contraction's first part ("can't" reads
+#: "can" "t"): a closed class of function words that links no two notes of a chain.
+AUXILIARIES = frozenset(
+    (
+        "can",
+        "cannot",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "should",
+        "would",
+        "not",
+        "no",
+        "don",
+        "doesn",
+        "didn",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "won",
+        "hasn",
+        "haven",
+        "hadn",
+        "couldn",
+        "shouldn",
+        "wouldn",
+        "mustn",
+        "needn",
+    )
+)
+
+
 def _new_words(text: str, seen: Collection[str]) -> list[str]:
-    """Content words of ``text`` whose stems are not in ``seen``, in text order."""
+    """Content words of ``text`` whose stems are not in ``seen``, in text order (no
+    auxiliary: "can't print" and "can't make it" share no step)."""
     return list(
-        dict.fromkeys(w for w in _content_words(text) if len(w) > 1 and _stem(w) not in seen)
+        dict.fromkeys(
+            w
+            for w in _content_words(text)
+            if len(w) > 1 and w not in AUXILIARIES and _stem(w) not in seen
+        )
     )
 
 
@@ -552,6 +659,7 @@ def told_hops(
     skip: Collection[str],
     at: datetime | None,
     hops: int = TOLD_HOPS,
+    story: Collection[str] = (),
 ) -> list[Memory]:
     """Follow a chain through the memories that tell it, past what the graph holds.
 
@@ -559,7 +667,8 @@ def told_hops(
     question, the memories taken) become the next lexical query, with ``anchors`` (the names
     the question uses, which tell near-twin stories apart): the best memory sharing one of
     those new words is the next link. An entity found in one hop seeds the next without
-    needing the extractor to have typed the relation. Bounded: ``hops`` rounds,
+    needing the extractor to have typed the relation. With ``story`` (the stems that name
+    the asked story, see :mod:`.story`), a link must name it. Bounded: ``hops`` rounds,
     :data:`TOLD_WIDTH` memories per frontier memory per round, :data:`TOLD_MAX` in all.
     """
     seen = set(stems(known))
@@ -582,7 +691,7 @@ def told_hops(
             ]
             linking = {_stem(w) for w in new}
             for _ in range(TOLD_WIDTH):
-                pick = _next_link(cands, linking, anchor_stems)
+                pick = _next_link(cands, linking, anchor_stems, set(story))
                 if pick is None or len(out) >= TOLD_MAX:
                     break
                 out.append(pick)
@@ -603,13 +712,18 @@ def _in_order(store: GraphReader, scope: Scope, ids: Sequence[str]) -> list[Memo
     return [by_id[i] for i in ids if i in by_id]
 
 
-def _next_link(cands: Sequence[Memory], new: set[str], anchors: set[str]) -> Memory | None:
+def _next_link(
+    cands: Sequence[Memory], new: set[str], anchors: set[str], story: set[str]
+) -> Memory | None:
     """The best candidate that shares a new word and names the question's story (one of its
     anchors); else one that shares two new words (a memory need not repeat the story's name,
-    but one common word alone is too weak a link)."""
+    but one common word alone is too weak a link). With ``story`` words, a candidate must
+    name the story: in a store of near-twin stories, two shared words are common."""
     fallback = None
     for c in cands:
         words = set(stems(c.text))
+        if story and not story & words:
+            continue
         shared = len(new & words)
         if shared and (not anchors or anchors & words):
             return c

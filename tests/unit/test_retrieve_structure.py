@@ -217,3 +217,32 @@ def test_a_run_sees_only_its_own_plan_and_naive_times_are_utc(mem: SageMemory) -
         "review",
         "write posts",
     ]
+
+
+def test_a_told_chain_links_on_content_words_not_on_an_auxiliary(mem: SageMemory) -> None:
+    # The start note says what "can't" happen; other notes of the story say who "can't"
+    # make a meeting. The next link is the note sharing a content word ("firmware"), not
+    # one sharing only the auxiliary of a contraction.
+    start = mem.add("Vega: we can't ship the kiosks, the card reader firmware is old.", user_id="u")
+    for who in ("Ola", "Ben", "Ines"):
+        mem.add(f"Vega: {who} can't come Friday, we can swap.", user_id="u")
+    for i in range(15):  # other teams' notes: the auxiliary is no rarer than the content word
+        mem.add(f"Orion note {i}: the quarterly garden rota is pinned up.", user_id="u")
+    target = mem.add(
+        "Vega: the new firmware for the card readers is held back until the vendor sends "
+        "over the signing key that the build server needs for release.",
+        user_id="u",
+    )
+    scope = Scope("u")
+    [first] = mem.store.get_memories(scope, [start.memory.id])
+    found = st.told_hops(
+        mem.store,
+        scope,
+        [first],
+        known="What holds up the kiosks?",
+        anchors="Vega",
+        skip=(),
+        at=None,
+        hops=1,
+    )
+    assert target.memory.id in [m.id for m in found]

@@ -242,3 +242,85 @@ def test_a_chain_from_another_story_is_not_the_answer(mem: SageMemory) -> None:
     steps = context[context.index("## Next steps") : context.index("## Related background")]
     assert "security review" not in steps  # Nimbus's chain, not the one asked about
     assert told[:8] in steps
+
+
+def test_a_shared_task_node_follows_the_asked_storys_own_links(mem: SageMemory) -> None:
+    # Two teams' plans share the task "launch"; each states its own blocker of it. The
+    # question names Cirrus: its link is followed, Nimbus's is not.
+    launch = NodeSpec("a", "launch", "Task")
+    state(
+        mem,
+        "Nimbus: the launch is blocked by the security review.",
+        launch,
+        "BLOCKED_BY",
+        NodeSpec("b", "security review", "Task"),
+    )
+    own = state(
+        mem,
+        "Cirrus: the launch is blocked by the venue contract.",
+        launch,
+        "BLOCKED_BY",
+        NodeSpec("c", "venue contract", "Task"),
+    )
+    state(
+        mem,
+        "Cirrus: the venue contract waits on the deposit, says the Cirrus treasurer.",
+        NodeSpec("c", "venue contract", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("d", "deposit", "Task"),
+    )
+    context = mem.search(
+        "What is ultimately holding up the Cirrus launch, every link?", user_id="u"
+    ).context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "launch blocked by venue contract" in steps and own[:8] in steps
+    assert "venue contract blocked by deposit" in steps
+    assert "security review" not in steps
+
+
+def test_a_chain_broken_in_the_graph_goes_on_with_the_same_notes_facts(mem: SageMemory) -> None:
+    # One note states three levels; the graph lost the middle link ("coffees are hot
+    # drinks"), so the walk from "flat white" stops at "coffee". The note's other fact of
+    # the asked relation still tells the chain on, cited.
+    flat, coffee = NodeSpec("a", "flat white", "Concept"), NodeSpec("b", "coffee", "Concept")
+    hot, drink = NodeSpec("c", "hot drink", "Concept"), NodeSpec("d", "beverage", "Concept")
+    added = mem.add_graph(
+        "Cafe notes: a flat white is a coffee, coffees are hot drinks, hot drinks are beverages.",
+        nodes=[flat, coffee, hot, drink],
+        edges=[EdgeSpec("a", "b", "IS_A"), EdgeSpec("c", "d", "IS_A")],
+        user_id="u",
+        timestamp=T0,
+    )
+    context = mem.search("What is a flat white, at every level?", user_id="u").context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "flat white a kind of coffee" in steps
+    assert "hot drink a kind of beverage" in steps and added.memory.id[:8] in steps
+
+
+def test_a_twin_storys_link_past_a_node_the_asked_story_reaches_is_not_followed(
+    mem: SageMemory,
+) -> None:
+    # Cirrus's launch waits on the deposit; Nimbus, a near twin, says its deposit waits on a
+    # bank transfer. The deposit node is shared: Cirrus states a link of it (the one into
+    # it), so the link out of it that only Nimbus states is not Cirrus's next level.
+    deposit = NodeSpec("b", "deposit", "Task")
+    own = state(
+        mem,
+        "At Cirrus the launch is blocked by the deposit.",
+        NodeSpec("a", "launch", "Task"),
+        "BLOCKED_BY",
+        deposit,
+    )
+    state(
+        mem,
+        "At Nimbus the deposit waits on the bank transfer.",
+        deposit,
+        "BLOCKED_BY",
+        NodeSpec("c", "bank transfer", "Task"),
+    )
+    context = mem.search(
+        "What is ultimately holding up the Cirrus launch, every link?", user_id="u"
+    ).context
+    steps = context[context.index("## Next steps") : context.index("## Related background")]
+    assert "launch blocked by deposit" in steps and own[:8] in steps
+    assert "bank transfer" not in steps
