@@ -36,6 +36,7 @@ from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
+from sage_memory.extract.machine import log_record, opens_code
 from sage_memory.extract.named import Named, named_things
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.plan import PlanReader
@@ -280,7 +281,12 @@ class _Reading:
             self.sentences.append((piece, tokenize(self.lex.respell(piece), self.lex)))
         self._plan()  # first, so later sentences can name a planned task by a short name
         previous: tuple[str, list[Token]] | None = None
+        in_code = False  # past a code definition or a docstring opening: its documentation
         for sentence, toks in self.sentences:
+            in_code = in_code or opens_code(sentence, self.lex)
+            if in_code or log_record(sentence, self.lex):
+                previous = None
+                continue
             self._sentence(sentence, toks)
             if previous is not None:
                 answered = self._answered(previous[1], toks)
@@ -1110,8 +1116,25 @@ class _Reading:
             return False
         if _passive_act(toks, m.literals):
             return False  # "the sanding was done with a sander": an act, not a status
+        if any(
+            (x.kind == PRONOUN and self._person_like(x)) or (self._person_evidence(x) and not x.code)
+            for x in a
+        ):
+            return False  # a status is a task's or a project's (docs/relations.md), not a person's
+        if self._status_not_yet(toks, min(m.literals) if m.literals else 0):
+            return False  # "has to be wrapped up", "will be frozen": a plan, not a status
         # a status of "it" with nothing named before it is no fact
         return not (a and any(x.kind == PRONOUN and not self.coref.things for x in a))
+
+    @staticmethod
+    def _status_not_yet(toks: list[Token], k: int) -> bool:
+        """ "the audit has to be wrapped up", "the schema must be frozen", "it'll be done": a
+        status word after a modal or an infinitive "to" says what ought to or will hold, not
+        what holds now (Quirk et al. 4.49, modality)."""
+        j = k - 1
+        while j >= 0 and (toks[j].pos in (ADV, NEG) or toks[j].lemma == "be"):
+            j -= 1
+        return j >= 0 and (toks[j].pos == MODAL or toks[j].lower == "to")
 
     def _fits_verbless(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """ "search indexing done; billing in progress": a status right after a noun phrase
@@ -1431,14 +1454,18 @@ class _Reading:
             ):
                 relation = "MEMBER_OF"  # a volunteer or member of an organization is no employee
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
-            sources = m.slots.get(src_slot, [])
+            sources = [x for x in m.slots.get(src_slot, []) if not _whole_clause(x, toks)]
+            if dst_slot.startswith("=") and m.negated and len(m.phrase.edges) > 1:
+                continue  # "no longer blocked by B" denies B's hold, not that A is held up
             if dst_slot.startswith("="):
                 value = m.status if dst_slot == "=*" else dst_slot[1:]
                 targets_keys = [self._node(value, "Value")] if value else []
                 attrs = {"status": value}
             else:
                 targets_keys = [
-                    self._end(t, dst_label, relation) for t in m.slots.get(dst_slot, [])
+                    self._end(t, dst_label, relation)
+                    for t in m.slots.get(dst_slot, [])
+                    if not _whole_clause(t, toks)
                 ]
                 attrs = {}
             source_keys = [self._end(s, src_label, relation) for s in sources]
@@ -1572,6 +1599,19 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _whole_clause(arg: Arg, toks: list[Token]) -> bool:
+    """A clause argument that keeps its own subject and finite verb ("the build is broken",
+    "B can't work when A is down") names a state of affairs, not a thing: docs/relations.md
+    names nodes by noun phrases and tasks by their verb phrase, so such an end makes no node.
+    A clause cut to its verb phrase ("someone bumped X" -> "bump X") is a task and stays."""
+    if arg.kind != CLAUSE or arg.start >= arg.end:
+        return False
+    words = set(arg.words)
+    named = [t for t in toks[arg.start : arg.end] if t.lower in words]
+    verbal = (VERB, AUX, MODAL)
+    return bool(named) and named[0].pos not in verbal and any(t.pos in verbal for t in named[1:])
 
 
 def _drop_prompt(toks: list[Token]) -> list[Token]:
