@@ -104,6 +104,8 @@ class PhraseReader:
         self.quantifiers = lex.words("quantifiers")
         self.hedges = lex.words("hedges")
         self.label_nouns = lex.words("label_nouns")
+        self.emphasizers = lex.words("emphasizers")
+        self.interjections = lex.words("interjections")
 
     # --- spans -----------------------------------------------------------------------
 
@@ -428,6 +430,7 @@ class PhraseReader:
         while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
             e -= 1
         k, e = phrase_extent(toks, k, e)
+        k, e = self._bare_of_asides(toks, k, e)
         if (
             e - k >= 2
             and toks[k].pos in (NOUN, PROPN)
@@ -471,6 +474,22 @@ class PhraseReader:
             words=tuple(words),
         )
 
+    def _bare_of_asides(self, toks: list[Token], k: int, e: int) -> tuple[int, int]:
+        """A name without what only comments on it: a chat interjection at either end ("a
+        hybrid sport lol"), an emphasizing adjective first ("the whole pipeline", "a proper
+        sourdough") and the examples after "such as" ("stone fruits such as peaches")."""
+        for j in range(k + 1, e - 1):
+            if toks[j].lower == "such" and toks[j + 1].lower == "as":
+                e = j
+                break
+        while e - k > 1 and toks[k].lower in self.interjections:
+            k += 1
+        while e - k > 1 and toks[e - 1].lower in self.interjections:
+            e -= 1
+        if e - k > 1 and toks[k].lower in self.emphasizers and toks[k + 1].pos in (ADJ, *NOMINAL):
+            k += 1
+        return k, e
+
     def _np_start(self, toks: list[Token], s: int, e: int) -> tuple[int, str]:
         """Where a noun phrase's name starts (past articles, possessors, quantities) and the
         possessor it names ("Python's FastAPI" -> FastAPI, possessor Python)."""
@@ -509,7 +528,9 @@ class PhraseReader:
         manner = e - s == 2 and toks[s + 1].pos == ADV and toks[s + 1].lower.endswith("ly")
         if not manner:  # "work remotely" keeps its manner adverb
             e = self._trim_end(toks, s, e) if e - s > 1 else e
-        while e > s + 1 and toks[e - 1].pos in (PREP, CONJ, DET, POSS):
+        while e > s + 1 and (
+            toks[e - 1].pos in (PREP, CONJ, DET, POSS) or toks[e - 1].lower in self.interjections
+        ):
             e -= 1
         span = toks[s:e][:_MAX_NAME_TOKENS]
         if (

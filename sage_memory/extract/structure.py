@@ -1116,10 +1116,8 @@ class _Reading:
             return False
         if _passive_act(toks, m.literals):
             return False  # "the sanding was done with a sander": an act, not a status
-        if any(
-            (x.kind == PRONOUN and self._person_like(x)) or (self._person_evidence(x) and not x.code)
-            for x in a
-        ):
+        person = [x for x in a if x.kind == PRONOUN and self._person_like(x)]
+        if person or any(self._person_evidence(x) and not x.code for x in a):
             return False  # a status is a task's or a project's (docs/relations.md), not a person's
         if self._status_not_yet(toks, min(m.literals) if m.literals else 0):
             return False  # "has to be wrapped up", "will be frozen": a plan, not a status
@@ -1602,16 +1600,24 @@ class _Reading:
 
 
 def _whole_clause(arg: Arg, toks: list[Token]) -> bool:
-    """A clause argument that keeps its own subject and finite verb ("the build is broken",
-    "B can't work when A is down") names a state of affairs, not a thing: docs/relations.md
-    names nodes by noun phrases and tasks by their verb phrase, so such an end makes no node.
-    A clause cut to its verb phrase ("someone bumped X" -> "bump X") is a task and stays."""
+    """A clause argument that keeps its subject with an auxiliary, a modal or a verb with its
+    own object ("the build is broken", "B can't work when A is down", "my partner dislikes
+    clutter") names a state of affairs, not a thing: docs/relations.md names nodes by noun
+    phrases and tasks by their verb phrase, so such an end makes no node. A subject with a
+    lone verb names its event ("the printer jammed"); a clause cut to its verb phrase
+    ("someone bumped X" -> "bump X") is a task; both stay."""
     if arg.kind != CLAUSE or arg.start >= arg.end:
         return False
     words = set(arg.words)
     named = [t for t in toks[arg.start : arg.end] if t.lower in words]
-    verbal = (VERB, AUX, MODAL)
-    return bool(named) and named[0].pos not in verbal and any(t.pos in verbal for t in named[1:])
+    if not named or named[0].pos in (VERB, AUX, MODAL):
+        return False
+    verb = next((k for k, t in enumerate(named) if t.pos in (VERB, AUX, MODAL, NEG)), None)
+    if verb is None:
+        return False
+    if named[verb].pos != VERB:
+        return True
+    return any(t.pos in (NOUN, PROPN, CODE, "PRON", VERB, ADJ) for t in named[verb + 1 :])
 
 
 def _drop_prompt(toks: list[Token]) -> list[Token]:
