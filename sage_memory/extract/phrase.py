@@ -35,6 +35,7 @@ from sage_memory.extract.word import (
     Token,
     base_form,
     singular,
+    verb_known,
 )
 
 NP, TASK, CLAUSE, PRONOUN = "np", "task", "clause", "pronoun"
@@ -541,8 +542,12 @@ class PhraseReader:
             return Arg(s, e, span[1].text, NP, code=span[1].inflected, words=(span[1].lower,))
         words = [t.lower for t in span]
         replace: dict[int, str] = {}
-        if span and span[0].pos == VERB:
-            words[0] = replace[0] = base_form(span[0].lower)
+        base = base_form(span[0].lower) if span and span[0].pos == VERB else ""
+        if base and (verb_known(base) or span[0].inflected != "ing" or len(span) > 1):
+            words[0] = replace[0] = base
+        # else a lone gerund of an unknown verb stays as written ("bouldering", "overwatering"):
+        # it names an activity, and a guessed base form ("boulder") is a word the text never
+        # used; with an object it is a task, named by its verb ("reseating the connector")
         head = next(
             (t.lemma for t in reversed(span) if t.pos in NOMINAL), span[0].lemma if span else ""
         )

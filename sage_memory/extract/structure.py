@@ -1451,6 +1451,20 @@ class _Reading:
                 for a in m.slots.get("C", [])
             ):
                 relation = "MEMBER_OF"  # a volunteer or member of an organization is no employee
+            if (
+                relation == "LIVES_IN"
+                and m.phrase.weak
+                and m.slots.get(dst_slot)
+                and all(
+                    x.kind == NP
+                    and any(t.lower == "the" for t in toks[max(x.start - 1, 0) : x.start + 1])
+                    and is_type(x.name, "group")
+                    for x in m.slots[dst_slot]
+                )
+            ):
+                # "both are in the Scouts": in a group, not a place; a bare proper name is a
+                # place here even when its vector leans to a club ("in Lyon")
+                relation = "MEMBER_OF"
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
             sources = [x for x in m.slots.get(src_slot, []) if not _whole_clause(x, toks)]
             if dst_slot.startswith("=") and m.negated and len(m.phrase.edges) > 1:
