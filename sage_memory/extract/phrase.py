@@ -478,10 +478,18 @@ class PhraseReader:
     def _bare_of_asides(self, toks: list[Token], k: int, e: int) -> tuple[int, int]:
         """A name without what only comments on it: a chat interjection at either end ("a
         hybrid sport lol"), an emphasizing adjective first ("the whole pipeline", "a proper
-        sourdough") and the examples after "such as" ("stone fruits such as peaches")."""
+        sourdough"), the examples after "such as" ("stone fruits such as peaches") and the kind
+        before "named" / "called" and a proper name ("a sloop named Petrel" -> Petrel)."""
         for j in range(k + 1, e - 1):
             if toks[j].lower == "such" and toks[j + 1].lower == "as":
                 e = j
+                break
+            if (
+                toks[j].lower in ("named", "called")
+                and toks[j - 1].pos == NOUN
+                and toks[j + 1].pos == PROPN
+            ):
+                k = j + 1  # "a spaniel called Biscuit": the thing is named by its own name
                 break
         while e - k > 1 and toks[k].lower in self.interjections:
             k += 1

@@ -95,3 +95,9 @@ def test_being_in_a_named_group_is_membership_and_in_a_city_is_living() -> None:
     assert ("idris", "MEMBER_OF", "sea cadets", False) in found
     assert ("noor", "MEMBER_OF", "sea cadets", False) in found
     assert ("ruth", "LIVES_IN", "porto", False) in edges("Ruth has been in Porto since March.")
+
+
+@needs_parser
+def test_a_thing_named_or_called_by_a_proper_name_is_that_name() -> None:
+    assert ("uncle", "OWNS", "petrel", False) in edges("My uncle owns a sloop called Petrel.")
+    assert ("user", "OWNS", "kiwi", False) in edges("We have a parrot named Kiwi.")
