@@ -103,6 +103,7 @@ class PhraseReader:
         self.time_mods = lex.words("time_modifiers")
         self.discourse = lex.words("discourse")
         self.quantifiers = lex.words("quantifiers")
+        self.partitives = lex.words("partitives")
         self.hedges = lex.words("hedges")
         self.label_nouns = lex.words("label_nouns")
         self.emphasizers = lex.words("emphasizers")
@@ -289,12 +290,23 @@ class PhraseReader:
             return True  # a negation right after a noun, no auxiliary: "migrations not run"
         return t.lower == "out" and nxt.lower == "of" and j + 2 < e and toks[j + 2].pos in NOMINAL
 
+    def _partitive(self, toks: list[Token], j: int, e: int) -> bool:
+        """A measure noun before "of" ("a drop of oil", "a pinch of salt"): a quantity of the
+        thing the "of" phrase names, not a thing of its own; alone ("the drop in sales") it is
+        a noun like any other."""
+        return toks[j].lower in self.partitives and j + 1 < e and toks[j + 1].lower == "of"
+
     def _np_end(self, toks: list[Token], k: int, e: int, *, allow_of: bool = True) -> int:
         j = k
         while j < e and (
             toks[j].pos in (DET, POSS)
             or toks[j].lower in self.quantifiers
-            or (toks[j].lower == "of" and j > k and toks[j - 1].lower in self.quantifiers)
+            or self._partitive(toks, j, e)
+            or (
+                toks[j].lower == "of"
+                and j > k
+                and (toks[j - 1].lower in self.quantifiers or self._partitive(toks, j - 1, e))
+            )
         ):
             j += 1
         last_nominal = -1
@@ -511,6 +523,7 @@ class PhraseReader:
         while k < e and (
             toks[k].pos in (DET, POSS, PUNCT)
             or toks[k].lower in self.quantifiers
+            or self._partitive(toks, k, e)
             or toks[k].lower in self.hedges
         ):
             k += 1

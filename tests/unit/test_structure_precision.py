@@ -101,3 +101,13 @@ def test_being_in_a_named_group_is_membership_and_in_a_city_is_living() -> None:
 def test_a_thing_named_or_called_by_a_proper_name_is_that_name() -> None:
     assert ("uncle", "OWNS", "petrel", False) in edges("My uncle owns a sloop called Petrel.")
     assert ("user", "OWNS", "kiwi", False) in edges("We have a parrot named Kiwi.")
+
+
+@needs_parser
+def test_a_measure_noun_before_of_is_no_part_of_the_name() -> None:
+    assert ("squeaky hinge", "SOLVED_BY", "machine oil", False) in edges(
+        "The squeaky hinge was fixed with a squirt of machine oil."
+    )
+    assert ("price rise", "CAUSES", "drop", False) in edges(
+        "The drop in sales was caused by the price rise."
+    )
