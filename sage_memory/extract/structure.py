@@ -47,6 +47,7 @@ from sage_memory.extract.word import (
     ADV,
     AUX,
     CODE,
+    CONJ,
     MODAL,
     NEG,
     NOUN,
@@ -396,9 +397,12 @@ class _Reading:
         ]
         kept = settle(readable, toks)
         hypothetical = self._hypothetical_spans(toks)
+        requests = self._request_spans(toks)
         for m in kept:
             if self._inside(m, hypothetical) or self._order_over_fact(m, kept):
                 continue
+            if self._inside(m, requests):
+                continue  # "please X before Y": asks the reader, states no order
             if hypothetical and any(
                 toks[k].pos == MODAL and toks[k].lemma in ("would", "might", "could")
                 for k in range(m.extent[0], min(m.literals))
@@ -579,6 +583,24 @@ class _Reading:
         for i, t in enumerate(toks):
             if t.lower in ("if", "unless", "whether", "suppose", "supposing", "imagine"):
                 end = next((k for k in range(i + 1, len(toks)) if toks[k].lower == ","), len(toks))
+                out.append((i, end, t.lower))
+        return out
+
+    def _request_spans(self, toks: list[Token]) -> list[tuple[int, int, str]]:
+        """Spans of requests to the reader: a politeness marker opening its clause before a
+        verb ("Please open an issue before ...", "kindly sign the form"), to the clause's end.
+        An imperative asks for an act and asserts nothing (Quirk et al. 11.24); "please"
+        marks it as one, where a bare imperative may also be a recipe step that states an
+        order."""
+        out = []
+        stops = (",", ";", ":", ".", "!", "—", "-")
+        for i, t in enumerate(toks[:-1]):
+            opens = i == 0 or toks[i - 1].lower in stops or toks[i - 1].pos == CONJ
+            nxt = toks[i + 1]
+            if t.lower in self.lex.words("request_markers") and opens and nxt.pos in (VERB, AUX):
+                end = next(
+                    (k for k in range(i + 1, len(toks)) if toks[k].lower in stops), len(toks)
+                )
                 out.append((i, end, t.lower))
         return out
 

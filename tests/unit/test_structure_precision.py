@@ -111,3 +111,16 @@ def test_a_measure_noun_before_of_is_no_part_of_the_name() -> None:
     assert ("price rise", "CAUSES", "drop", False) in edges(
         "The drop in sales was caused by the price rise."
     )
+
+
+@needs_parser
+def test_a_request_to_the_reader_states_no_order() -> None:
+    assert edges("Please open a ticket before pushing to main.") == set()
+    assert edges("Kindly read the manual before using the lathe.") == set()
+    # a fact before the request stays, and a bare imperative step is still an order
+    assert ("booking page", "DEPENDS_ON", "payment widget", False) in edges(
+        "Hi all, the booking page depends on the payment widget, so please don't remove it."
+    )
+    assert ("sand the boards", "PRECEDES", "paint them", False) in edges(
+        "Sand the boards before you paint them."
+    )
