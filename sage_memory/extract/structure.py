@@ -591,13 +591,17 @@ class _Reading:
         verb ("Please open an issue before ...", "kindly sign the form"), to the clause's end.
         An imperative asks for an act and asserts nothing (Quirk et al. 11.24); "please"
         marks it as one, where a bare imperative may also be a recipe step that states an
-        order."""
+        order. A proposal opening with "let's" is the same."""
         out = []
         stops = (",", ";", ":", ".", "!", "—", "-")
         for i, t in enumerate(toks[:-1]):
             opens = i == 0 or toks[i - 1].lower in stops or toks[i - 1].pos == CONJ
             nxt = toks[i + 1]
-            if t.lower in self.lex.words("request_markers") and opens and nxt.pos in (VERB, AUX):
+            marker = t.lower in self.lex.words("request_markers") and nxt.pos in (VERB, AUX)
+            # "let's circle back after lunch": a proposal (the first-person imperative,
+            # Quirk et al. 11.26), not "let it cool", a step that lets something happen
+            hortative = t.lower == "let" and nxt.lower in ("'s", "’s", "us")
+            if opens and (marker or hortative):
                 end = next(
                     (k for k in range(i + 1, len(toks)) if toks[k].lower in stops), len(toks)
                 )

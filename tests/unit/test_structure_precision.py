@@ -117,6 +117,10 @@ def test_a_measure_noun_before_of_is_no_part_of_the_name() -> None:
 def test_a_request_to_the_reader_states_no_order() -> None:
     assert edges("Please open a ticket before pushing to main.") == set()
     assert edges("Kindly read the manual before using the lathe.") == set()
+    assert edges("Let's regroup on this after the demo.") == set()
+    assert ("let it cool", "PRECEDES", "slice it", False) in edges(
+        "Let it cool before you slice it."
+    )
     # a fact before the request stays, and a bare imperative step is still an order
     assert ("booking page", "DEPENDS_ON", "payment widget", False) in edges(
         "Hi all, the booking page depends on the payment widget, so please don't remove it."
