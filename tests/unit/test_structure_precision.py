@@ -128,3 +128,13 @@ def test_a_request_to_the_reader_states_no_order() -> None:
     assert ("sand the boards", "PRECEDES", "paint them", False) in edges(
         "Sand the boards before you paint them."
     )
+
+
+@needs_parser
+def test_a_proper_name_in_apposition_names_the_argument() -> None:
+    assert ("tomas", "WORKS_AT", "crumbly", False) in edges(
+        "Tomas works for a small bakery, Crumbly."
+    )
+    assert ("site", "DEPENDS_ON", "nimbuscloud", False) in edges(
+        "Our site relies on a hosting provider, Nimbuscloud."
+    )
