@@ -138,3 +138,13 @@ def test_a_proper_name_in_apposition_names_the_argument() -> None:
     assert ("site", "DEPENDS_ON", "nimbuscloud", False) in edges(
         "Our site relies on a hosting provider, Nimbuscloud."
     )
+
+
+@needs_parser
+def test_the_verb_closing_an_until_clause_is_no_part_of_its_subject_name() -> None:
+    assert ("tile", "BLOCKED_BY", "screed", False) in edges(
+        "Tiling is blocked until the screed cures."
+    )
+    assert ("kiln install", "BLOCKED_BY", "school holiday", False) in edges(
+        "The kiln install waits until the school holidays."
+    )
