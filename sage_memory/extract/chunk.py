@@ -215,6 +215,7 @@ def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexi
             pos = NUM
         tok.pos = _agree(tok, pos, p, first=k == 0, prev=tokens[k - 1] if k else None)
     _nominal_verbs(tokens)
+    _clause_final_verbs(tokens, lex)
     for tok, p in zip(tokens, parsed, strict=True):
         if tok.pos not in (CODE, AUX, MODAL, NEG, POSS, PUNCT) and not _closed_pos(tok, lex):
             tok.lemma = _lemma(tok, tok.pos, p.lemma)
@@ -255,6 +256,40 @@ def _agree(tok: Token, pos: str, p: syntax.Parsed, *, first: bool, prev: Token |
 
 
 _SUBJECT_OBJECT = frozenset({"nsubj", "nsubjpass", "dobj", "pobj"})
+#: Conjunctions that open a clause of time or condition (Quirk et al. 15.25); "until" and
+#: "once" take a clause far more often than a noun phrase that is no time.
+_SUBORDINATORS = frozenset({"until", "till", "til", "once", "unless"})
+#: What may follow an intransitive verb closing its clause: a particle ("weighs in").
+_PARTICLES_AFTER = frozenset({"in", "off", "out", "up", "through", "over", "down", "and"})
+
+
+def _clause_final_verbs(tokens: list[Token], lex: Lexicon) -> None:
+    """ "until the screed cures": a clause opened by "until" / "once" / "unless" needs a
+    finite verb; when the parse has none and its last word, after a singular noun, is a
+    plural noun the dictionary also knows as a verb, that word is the verb (the small model
+    reads "screed cures" as a compound). A time noun stays one ("until the school holidays")."""
+    times = lex.words("time_words") | lex.words("period_nouns")
+    for k, t in enumerate(tokens):
+        if t.lower not in _SUBORDINATORS:
+            continue
+        j = k + 1
+        while j < len(tokens) and tokens[j].pos in (DET, POSS, ADJ, NOUN, PROPN):
+            j += 1
+        last = j - 1
+        if last < k + 2:
+            continue
+        end, prev = tokens[last], tokens[last - 1]
+        after = tokens[j] if j < len(tokens) else None
+        if (
+            end.pos == NOUN
+            and end.inflected == "s"
+            and end.lower not in times
+            and "VERB" in _candidates(end.lower)
+            and prev.pos in (NOUN, PROPN)
+            and prev.inflected != "s"
+            and (after is None or after.pos == PUNCT or after.lower in _PARTICLES_AFTER)
+        ):
+            end.pos = VERB
 
 
 _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "appos"})

@@ -18,6 +18,7 @@ from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.word import (
     ADV,
     AUX,
+    CODE,
     MODAL,
     NEG,
     NOUN,
@@ -339,6 +340,25 @@ class Matcher:
         task = self.reader._task(toks, j, max(self.reader._vp_end(toks, j, e), j + 1))
         return task if task.name else arg
 
+    def _named_in_apposition(self, toks: list[Token], args: list[Arg], e: int) -> list[Arg]:
+        """ "joined a housing charity, Tidewater": a common noun phrase with a proper name in
+        apposition after it, closing the argument, is that named thing (the appositive
+        identifies it, Quirk et al. 17.65); the description is only what kind it is."""
+        last = args[-1] if args else None
+        if last is None or last.kind != NP or last.proper or last.end + 1 >= e:
+            return args
+        j = last.end
+        if toks[j].lower != ",":
+            return args
+        k = j + 1
+        while k < e and (toks[k].pos in (PROPN, CODE) or (k > j + 1 and toks[k].pos == NUM)):
+            k += 1
+        closes = k == e or toks[k].lower in (",", ".", ";", "!", ")")
+        if k == j + 1 or k - j - 1 > 4 or not closes:
+            return args
+        named = self.reader._np(toks, j + 1, k)
+        return [*args[:-1], named] if named.name else args
+
     def read_arguments(self, m: Match, toks: list[Token]) -> bool:
         """Fill ``m.slots`` from its spans; False when a needed argument is missing."""
         rel = m.phrase.relation
@@ -375,6 +395,7 @@ class Matcher:
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
             if not args:
                 return False
+            args = self._named_in_apposition(toks, args, e)
             if "tool_target" in m.phrase.flags and args[0].kind == NP:
                 # "with a pump and fix the tyre": a coordinated predicate, not a second tool
                 args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]

@@ -35,6 +35,7 @@ from sage_memory.extract.word import (
     Token,
     base_form,
     singular,
+    verb_known,
 )
 
 NP, TASK, CLAUSE, PRONOUN = "np", "task", "clause", "pronoun"
@@ -102,8 +103,11 @@ class PhraseReader:
         self.time_mods = lex.words("time_modifiers")
         self.discourse = lex.words("discourse")
         self.quantifiers = lex.words("quantifiers")
+        self.partitives = lex.words("partitives")
         self.hedges = lex.words("hedges")
         self.label_nouns = lex.words("label_nouns")
+        self.emphasizers = lex.words("emphasizers")
+        self.interjections = lex.words("interjections")
 
     # --- spans -----------------------------------------------------------------------
 
@@ -286,12 +290,23 @@ class PhraseReader:
             return True  # a negation right after a noun, no auxiliary: "migrations not run"
         return t.lower == "out" and nxt.lower == "of" and j + 2 < e and toks[j + 2].pos in NOMINAL
 
+    def _partitive(self, toks: list[Token], j: int, e: int) -> bool:
+        """A measure noun before "of" ("a drop of oil", "a pinch of salt"): a quantity of the
+        thing the "of" phrase names, not a thing of its own; alone ("the drop in sales") it is
+        a noun like any other."""
+        return toks[j].lower in self.partitives and j + 1 < e and toks[j + 1].lower == "of"
+
     def _np_end(self, toks: list[Token], k: int, e: int, *, allow_of: bool = True) -> int:
         j = k
         while j < e and (
             toks[j].pos in (DET, POSS)
             or toks[j].lower in self.quantifiers
-            or (toks[j].lower == "of" and j > k and toks[j - 1].lower in self.quantifiers)
+            or self._partitive(toks, j, e)
+            or (
+                toks[j].lower == "of"
+                and j > k
+                and (toks[j - 1].lower in self.quantifiers or self._partitive(toks, j - 1, e))
+            )
         ):
             j += 1
         last_nominal = -1
@@ -428,6 +443,7 @@ class PhraseReader:
         while e > k and toks[e - 1].pos in (PUNCT, ADV, PREP, CONJ, DET):
             e -= 1
         k, e = phrase_extent(toks, k, e)
+        k, e = self._bare_of_asides(toks, k, e)
         if (
             e - k >= 2
             and toks[k].pos in (NOUN, PROPN)
@@ -471,6 +487,30 @@ class PhraseReader:
             words=tuple(words),
         )
 
+    def _bare_of_asides(self, toks: list[Token], k: int, e: int) -> tuple[int, int]:
+        """A name without what only comments on it: a chat interjection at either end ("a
+        hybrid sport lol"), an emphasizing adjective first ("the whole pipeline", "a proper
+        sourdough"), the examples after "such as" ("stone fruits such as peaches") and the kind
+        before "named" / "called" and a proper name ("a sloop named Petrel" -> Petrel)."""
+        for j in range(k + 1, e - 1):
+            if toks[j].lower == "such" and toks[j + 1].lower == "as":
+                e = j
+                break
+            if (
+                toks[j].lower in ("named", "called")
+                and toks[j - 1].pos == NOUN
+                and toks[j + 1].pos == PROPN
+            ):
+                k = j + 1  # "a spaniel called Biscuit": the thing is named by its own name
+                break
+        while e - k > 1 and toks[k].lower in self.interjections:
+            k += 1
+        while e - k > 1 and toks[e - 1].lower in self.interjections:
+            e -= 1
+        if e - k > 1 and toks[k].lower in self.emphasizers and toks[k + 1].pos in (ADJ, *NOMINAL):
+            k += 1
+        return k, e
+
     def _np_start(self, toks: list[Token], s: int, e: int) -> tuple[int, str]:
         """Where a noun phrase's name starts (past articles, possessors, quantities) and the
         possessor it names ("Python's FastAPI" -> FastAPI, possessor Python)."""
@@ -483,6 +523,7 @@ class PhraseReader:
         while k < e and (
             toks[k].pos in (DET, POSS, PUNCT)
             or toks[k].lower in self.quantifiers
+            or self._partitive(toks, k, e)
             or toks[k].lower in self.hedges
         ):
             k += 1
@@ -509,7 +550,9 @@ class PhraseReader:
         manner = e - s == 2 and toks[s + 1].pos == ADV and toks[s + 1].lower.endswith("ly")
         if not manner:  # "work remotely" keeps its manner adverb
             e = self._trim_end(toks, s, e) if e - s > 1 else e
-        while e > s + 1 and toks[e - 1].pos in (PREP, CONJ, DET, POSS):
+        while e > s + 1 and (
+            toks[e - 1].pos in (PREP, CONJ, DET, POSS) or toks[e - 1].lower in self.interjections
+        ):
             e -= 1
         span = toks[s:e][:_MAX_NAME_TOKENS]
         if (
@@ -520,8 +563,12 @@ class PhraseReader:
             return Arg(s, e, span[1].text, NP, code=span[1].inflected, words=(span[1].lower,))
         words = [t.lower for t in span]
         replace: dict[int, str] = {}
-        if span and span[0].pos == VERB:
-            words[0] = replace[0] = base_form(span[0].lower)
+        base = base_form(span[0].lower) if span and span[0].pos == VERB else ""
+        if base and (verb_known(base) or span[0].inflected != "ing" or len(span) > 1):
+            words[0] = replace[0] = base
+        # else a lone gerund of an unknown verb stays as written ("bouldering", "overwatering"):
+        # it names an activity, and a guessed base form ("boulder") is a word the text never
+        # used; with an object it is a task, named by its verb ("reseating the connector")
         head = next(
             (t.lemma for t in reversed(span) if t.pos in NOMINAL), span[0].lemma if span else ""
         )

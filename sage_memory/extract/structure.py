@@ -36,6 +36,7 @@ from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
+from sage_memory.extract.machine import log_record, opens_code
 from sage_memory.extract.named import Named, named_things
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.plan import PlanReader
@@ -46,6 +47,7 @@ from sage_memory.extract.word import (
     ADV,
     AUX,
     CODE,
+    CONJ,
     MODAL,
     NEG,
     NOUN,
@@ -280,7 +282,12 @@ class _Reading:
             self.sentences.append((piece, tokenize(self.lex.respell(piece), self.lex)))
         self._plan()  # first, so later sentences can name a planned task by a short name
         previous: tuple[str, list[Token]] | None = None
+        in_code = False  # past a code definition or a docstring opening: its documentation
         for sentence, toks in self.sentences:
+            in_code = in_code or opens_code(sentence, self.lex)
+            if in_code or log_record(sentence, self.lex):
+                previous = None
+                continue
             self._sentence(sentence, toks)
             if previous is not None:
                 answered = self._answered(previous[1], toks)
@@ -390,9 +397,12 @@ class _Reading:
         ]
         kept = settle(readable, toks)
         hypothetical = self._hypothetical_spans(toks)
+        requests = self._request_spans(toks)
         for m in kept:
             if self._inside(m, hypothetical) or self._order_over_fact(m, kept):
                 continue
+            if self._inside(m, requests):
+                continue  # "please X before Y": asks the reader, states no order
             if hypothetical and any(
                 toks[k].pos == MODAL and toks[k].lemma in ("would", "might", "could")
                 for k in range(m.extent[0], min(m.literals))
@@ -573,6 +583,28 @@ class _Reading:
         for i, t in enumerate(toks):
             if t.lower in ("if", "unless", "whether", "suppose", "supposing", "imagine"):
                 end = next((k for k in range(i + 1, len(toks)) if toks[k].lower == ","), len(toks))
+                out.append((i, end, t.lower))
+        return out
+
+    def _request_spans(self, toks: list[Token]) -> list[tuple[int, int, str]]:
+        """Spans of requests to the reader: a politeness marker opening its clause before a
+        verb ("Please open an issue before ...", "kindly sign the form"), to the clause's end.
+        An imperative asks for an act and asserts nothing (Quirk et al. 11.24); "please"
+        marks it as one, where a bare imperative may also be a recipe step that states an
+        order. A proposal opening with "let's" is the same."""
+        out = []
+        stops = (",", ";", ":", ".", "!", "—", "-")
+        for i, t in enumerate(toks[:-1]):
+            opens = i == 0 or toks[i - 1].lower in stops or toks[i - 1].pos == CONJ
+            nxt = toks[i + 1]
+            marker = t.lower in self.lex.words("request_markers") and nxt.pos in (VERB, AUX)
+            # "let's circle back after lunch": a proposal (the first-person imperative,
+            # Quirk et al. 11.26), not "let it cool", a step that lets something happen
+            hortative = t.lower == "let" and nxt.lower in ("'s", "’s", "us")
+            if opens and (marker or hortative):
+                end = next(
+                    (k for k in range(i + 1, len(toks)) if toks[k].lower in stops), len(toks)
+                )
                 out.append((i, end, t.lower))
         return out
 
@@ -1110,8 +1142,23 @@ class _Reading:
             return False
         if _passive_act(toks, m.literals):
             return False  # "the sanding was done with a sander": an act, not a status
+        person = [x for x in a if x.kind == PRONOUN and self._person_like(x)]
+        if person or any(self._person_evidence(x) and not x.code for x in a):
+            return False  # a status is a task's or a project's (docs/relations.md), not a person's
+        if self._status_not_yet(toks, min(m.literals) if m.literals else 0):
+            return False  # "has to be wrapped up", "will be frozen": a plan, not a status
         # a status of "it" with nothing named before it is no fact
         return not (a and any(x.kind == PRONOUN and not self.coref.things for x in a))
+
+    @staticmethod
+    def _status_not_yet(toks: list[Token], k: int) -> bool:
+        """ "the audit has to be wrapped up", "the schema must be frozen", "it'll be done": a
+        status word after a modal or an infinitive "to" says what ought to or will hold, not
+        what holds now (Quirk et al. 4.49, modality)."""
+        j = k - 1
+        while j >= 0 and (toks[j].pos in (ADV, NEG) or toks[j].lemma == "be"):
+            j -= 1
+        return j >= 0 and (toks[j].pos == MODAL or toks[j].lower == "to")
 
     def _fits_verbless(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """ "search indexing done; billing in progress": a status right after a noun phrase
@@ -1430,15 +1477,33 @@ class _Reading:
                 for a in m.slots.get("C", [])
             ):
                 relation = "MEMBER_OF"  # a volunteer or member of an organization is no employee
+            if (
+                relation == "LIVES_IN"
+                and m.phrase.weak
+                and m.slots.get(dst_slot)
+                and all(
+                    x.kind == NP
+                    and any(t.lower == "the" for t in toks[max(x.start - 1, 0) : x.start + 1])
+                    and is_type(x.name, "group")
+                    for x in m.slots[dst_slot]
+                )
+            ):
+                # "both are in the Scouts": in a group, not a place; a bare proper name is a
+                # place here even when its vector leans to a club ("in Lyon")
+                relation = "MEMBER_OF"
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
-            sources = m.slots.get(src_slot, [])
+            sources = [x for x in m.slots.get(src_slot, []) if not _whole_clause(x, toks)]
+            if dst_slot.startswith("=") and m.negated and len(m.phrase.edges) > 1:
+                continue  # "no longer blocked by B" denies B's hold, not that A is held up
             if dst_slot.startswith("="):
                 value = m.status if dst_slot == "=*" else dst_slot[1:]
                 targets_keys = [self._node(value, "Value")] if value else []
                 attrs = {"status": value}
             else:
                 targets_keys = [
-                    self._end(t, dst_label, relation) for t in m.slots.get(dst_slot, [])
+                    self._end(t, dst_label, relation)
+                    for t in m.slots.get(dst_slot, [])
+                    if not _whole_clause(t, toks)
                 ]
                 attrs = {}
             source_keys = [self._end(s, src_label, relation) for s in sources]
@@ -1572,6 +1637,27 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _whole_clause(arg: Arg, toks: list[Token]) -> bool:
+    """A clause argument that keeps its subject with an auxiliary, a modal or a verb with its
+    own object ("the build is broken", "B can't work when A is down", "my partner dislikes
+    clutter") names a state of affairs, not a thing: docs/relations.md names nodes by noun
+    phrases and tasks by their verb phrase, so such an end makes no node. A subject with a
+    lone verb names its event ("the printer jammed"); a clause cut to its verb phrase
+    ("someone bumped X" -> "bump X") is a task; both stay."""
+    if arg.kind != CLAUSE or arg.start >= arg.end:
+        return False
+    words = set(arg.words)
+    named = [t for t in toks[arg.start : arg.end] if t.lower in words]
+    if not named or named[0].pos in (VERB, AUX, MODAL):
+        return False
+    verb = next((k for k, t in enumerate(named) if t.pos in (VERB, AUX, MODAL, NEG)), None)
+    if verb is None:
+        return False
+    if named[verb].pos != VERB:
+        return True
+    return any(t.pos in (NOUN, PROPN, CODE, "PRON", VERB, ADJ) for t in named[verb + 1 :])
 
 
 def _drop_prompt(toks: list[Token]) -> list[Token]:
