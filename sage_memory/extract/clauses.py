@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sage_memory.extract.args import ArgReader
+from sage_memory.extract.hidden_verb import clause_subject
 from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.word import (
@@ -52,6 +53,8 @@ _PARTICLES = frozenset({"down", "back", "over", "away", "up", "out", "around", "
 #: Relations whose clause arguments name the thing the clause is about.
 _REDUCED = frozenset({"BLOCKED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 _DETERMINERS = frozenset({"a", "an", "the", "new"})
+#: Relations whose noun-phrase arguments may hide a clause's verb (:mod:`.hidden_verb`).
+_HIDDEN_CLAUSE = frozenset({"BLOCKED_BY", "DEPENDS_ON", "PRECEDES"})
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 
@@ -380,6 +383,8 @@ class Matcher:
                 args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]
             if rel == "PRECEDES":
                 args = [self._doer_to_act(toks, a, e) for a in args]
+            if rel in _HIDDEN_CLAUSE:
+                args = [clause_subject(self.reader, toks, a) for a in args]
             if rel in _REDUCED:
                 keep: bool | str = (
                     "complement"

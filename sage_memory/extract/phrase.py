@@ -102,6 +102,7 @@ class PhraseReader:
         self.time_mods = lex.words("time_modifiers")
         self.discourse = lex.words("discourse")
         self.quantifiers = lex.words("quantifiers")
+        self.quantifying_adjectives = lex.words("quantifying_adjectives")
         self.hedges = lex.words("hedges")
         self.label_nouns = lex.words("label_nouns")
 
@@ -490,6 +491,14 @@ class PhraseReader:
             k += 1
         while k < e and toks[k].pos in (DET, POSS):
             k += 1
+        while (
+            k + 1 < e
+            and k > s
+            and toks[k].lower in self.quantifying_adjectives
+            and toks[k].pos != PROPN
+            and toks[k - 1].pos in (DET, POSS, NUM)
+        ):
+            k += 1  # "our whole pipeline", "a single pump": how much of it, not which
         if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
             k += 1  # "their own room"
         # a leading cardinal ("two photos") is a quantity, not part of the name

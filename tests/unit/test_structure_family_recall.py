@@ -1,0 +1,47 @@
+"""Recall of the order, blocking, fixing and dependency families: clause arguments the tagger
+read as noun phrases, quantity words in names (sentences written for these tests, in our own
+words)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sage_memory.extract import syntax
+from tests.unit.test_structure_extractor import edges
+
+needs_parser = pytest.mark.skipif(not syntax.available(), reason="spaCy's parser is not installed")
+
+
+# --- a clause read as one noun phrase ---------------------------------------------------------
+
+
+@needs_parser
+def test_a_gerund_clause_after_rely_on_names_its_subject() -> None:
+    found = edges("The greenhouse sensor relies on the garden router staying online.")
+    assert ("greenhouse sensor", "DEPENDS_ON", "garden router", False) in found
+
+
+@needs_parser
+def test_a_gerund_that_modifies_a_noun_stays_in_the_name() -> None:
+    found = edges("The quiz app cannot function without the core scoring library.")
+    assert ("quiz app", "DEPENDS_ON", "core scoring library", False) in found
+
+
+@needs_parser
+def test_a_subject_ending_in_a_gerund_noun_is_kept() -> None:
+    found = {(s, r) for s, r, _, _ in edges("The cheese tasting comes before the quiz night.")}
+    assert ("cheese tasting", "PRECEDES") in found
+
+
+# --- quantity words are no part of a name -----------------------------------------------------
+
+
+def test_whole_and_single_are_dropped_from_names() -> None:
+    found = edges("Our whole delivery schedule depends on a single cargo van.")
+    assert ("delivery schedule", "DEPENDS_ON", "cargo van", False) in found
+
+
+@needs_parser
+def test_a_finite_verb_after_until_ends_the_blocker_name() -> None:
+    found = edges("Sanding the deck can't start until the wood stain dries.")
+    assert ("sand the deck", "BLOCKED_BY", "wood stain", False) in found
