@@ -45,3 +45,28 @@ def test_whole_and_single_are_dropped_from_names() -> None:
 def test_a_finite_verb_after_until_ends_the_blocker_name() -> None:
     found = edges("Sanding the deck can't start until the wood stain dries.")
     assert ("sand the deck", "BLOCKED_BY", "wood stain", False) in found
+
+
+# --- phrasings added to the lexicon ----------------------------------------------------------
+
+
+@needs_parser
+def test_working_around_a_problem_by_an_act_is_a_fix_by_that_act() -> None:
+    found = edges("We worked around the upload timeout by splitting the files.")
+    assert ("upload timeout", "SOLVED_BY", "split the files", False) in found
+
+
+@needs_parser
+def test_a_fronted_following_phrase_orders_the_steps() -> None:
+    found = edges("Following the stock count, we will restock the shelves.")
+    assert ("stock count", "PRECEDES", "restock the shelves", False) in found
+
+
+def test_ahead_of_schedule_is_no_order_of_steps() -> None:
+    assert not {e for e in edges("The bakery team is ahead of schedule.") if e[1] == "PRECEDES"}
+
+
+@needs_parser
+def test_falling_over_without_a_thing_is_a_dependency() -> None:
+    found = edges("Without the print server, the ticket kiosk falls over.")
+    assert ("ticket kiosk", "DEPENDS_ON", "print server", False) in found
