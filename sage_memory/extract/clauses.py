@@ -19,12 +19,14 @@ from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.word import (
     ADV,
     AUX,
+    CONJ,
     MODAL,
     NEG,
     NOUN,
     NUM,
     PART,
     PROPN,
+    PUNCT,
     VERB,
     Token,
     base_form,
@@ -53,6 +55,10 @@ _PARTICLES = frozenset({"down", "back", "over", "away", "up", "out", "around", "
 #: Relations whose clause arguments name the thing the clause is about.
 _REDUCED = frozenset({"BLOCKED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 _DETERMINERS = frozenset({"a", "an", "the", "new"})
+#: Subordinators that open the fronted phrasings of the lexicon ("once {A} , {B}").
+_FRONTED_OPENERS = frozenset(
+    {"before", "after", "once", "following", "prior", "ahead", "as", "until", "till", "til"}
+)
 #: Relations whose noun-phrase arguments may hide a clause's verb (:mod:`.hidden_verb`).
 _HIDDEN_CLAUSE = frozenset({"BLOCKED_BY", "DEPENDS_ON", "PRECEDES"})
 #: Relations whose arguments are read as tasks when they start with a verb.
@@ -320,6 +326,8 @@ class Matcher:
             spans[lead_slots[0].slot] = (0, i)
         elif any(e.kind == OPTIONAL for e in before):
             pass
+        if not lead_slots and i > 0 and not self._clause_opening(els[first], toks, i):
+            return None
         used: list[int] = []
         status: list[str] = []
         if not self._run(els, first, toks, i, None, spans, used, "", status):
@@ -329,6 +337,19 @@ class Matcher:
         return Match(
             phrase, frozenset(used), {}, spans, False, status[0] if status else "", (lo, hi)
         )
+
+    def _clause_opening(self, el: Element, toks: list[Token], i: int) -> bool:
+        """Whether a phrasing that opens with a subordinator ("before {B} , {A}") may start at
+        ``i``: only where a clause starts (after a break, a conjunction or discourse words),
+        not inside one ("you can X before you Y, the manual says" is no fronted clause)."""
+        if el.kind != WORD or not el.values & _FRONTED_OPENERS:
+            return True
+        k = i - 1
+        while k >= 0 and (
+            toks[k].pos in (CONJ, ADV) or toks[k].lower in self.lex.words("discourse")
+        ):
+            k -= 1
+        return k < 0 or toks[k].pos == PUNCT
 
     def _doer_to_act(self, toks: list[Token], arg: Arg, e: int) -> Arg:
         """ "Mum books the flights first", "I'll water the plants after ...": what comes in an
@@ -341,6 +362,30 @@ class Matcher:
             return arg
         task = self.reader._task(toks, j, max(self.reader._vp_end(toks, j, e), j + 1))
         return task if task.name else arg
+
+    def _shape(
+        self, rel: str, toks: list[Token], args: list[Arg], span: tuple[int, int], *, lead: bool
+    ) -> list[Arg]:
+        """The arguments of one slot read for what ``rel`` relates: acts, not doers, in an
+        order; a clause cut to what it is about for blocking, dependency and order."""
+        s, e = span
+        if rel == "PRECEDES":
+            args = [self._doer_to_act(toks, a, e) for a in args]
+            if lead and _denied_necessity(toks, s, min(a.start for a in args)):
+                for a in args:  # "we don't need to X before Y": the order is denied
+                    a.negated = True
+        if rel in _HIDDEN_CLAUSE:
+            args = [clause_subject(self.reader, toks, a) for a in args]
+        if rel in _REDUCED:
+            keep: bool | str = (
+                "complement"
+                if rel == "PRECEDES"
+                else "object"
+                if rel == "BLOCKED_BY"
+                else rel != "DEPENDS_ON"
+            )
+            args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
+        return args
 
     def read_arguments(self, m: Match, toks: list[Token]) -> bool:
         """Fill ``m.slots`` from its spans; False when a needed argument is missing."""
@@ -381,20 +426,7 @@ class Matcher:
             if "tool_target" in m.phrase.flags and args[0].kind == NP:
                 # "with a pump and fix the tyre": a coordinated predicate, not a second tool
                 args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]
-            if rel == "PRECEDES":
-                args = [self._doer_to_act(toks, a, e) for a in args]
-            if rel in _HIDDEN_CLAUSE:
-                args = [clause_subject(self.reader, toks, a) for a in args]
-            if rel in _REDUCED:
-                keep: bool | str = (
-                    "complement"
-                    if rel == "PRECEDES"
-                    else "object"
-                    if rel == "BLOCKED_BY"
-                    else rel != "DEPENDS_ON"
-                )
-                args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
-            m.slots[name] = args
+            m.slots[name] = self._shape(rel, toks, args, (s, e), lead=lead)
         lo = min(m.literals) if m.literals else 0
         hi = max(m.literals) + 1 if m.literals else 0
         first_arg_end = min(
@@ -486,6 +518,17 @@ def _named_doer_of_clause(toks: list[Token], arg: Arg, e: int) -> int | None:
         return None
     nxt = toks[j + 1]
     return j if nxt.pos in (NOUN, PROPN, "DET", "POSS", NUM) else None
+
+
+def _denied_necessity(toks: list[Token], s: int, e: int) -> bool:
+    """A denied necessity ("don't need to", "do not have to", "needn't") in ``[s, e)``: what
+    follows it need not be done (first, or at all)."""
+    words = toks[s:e]
+    return any(t.pos == NEG for t in words) and any(
+        t.lemma in ("need", "have", "got")
+        and ((k + 1 < len(words) and words[k + 1].lower == "to") or t.lower == "need")
+        for k, t in enumerate(words)
+    )
 
 
 def _clause_bounds(toks: list[Token], extent: tuple[int, int]) -> tuple[int, int]:

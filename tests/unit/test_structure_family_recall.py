@@ -70,3 +70,18 @@ def test_ahead_of_schedule_is_no_order_of_steps() -> None:
 def test_falling_over_without_a_thing_is_a_dependency() -> None:
     found = edges("Without the print server, the ticket kiosk falls over.")
     assert ("ticket kiosk", "DEPENDS_ON", "print server", False) in found
+
+
+# --- order denied, fronted clauses -------------------------------------------------------------
+
+
+@needs_parser
+def test_a_denied_necessity_denies_the_order() -> None:
+    found = edges("We don't need to clean the gutters before painting the shed.")
+    assert ("clean the gutters", "PRECEDES", "paint the shed", True) in found
+
+
+@needs_parser
+def test_a_subordinator_inside_a_clause_opens_no_fronted_phrasing() -> None:
+    found = edges("You can sweep the floor before you mop the hall, the guide is just fussy.")
+    assert not any(s == "guide" for s, _, _, _ in found)
