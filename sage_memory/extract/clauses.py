@@ -363,6 +363,17 @@ class Matcher:
         task = self.reader._task(toks, j, max(self.reader._vp_end(toks, j, e), j + 1))
         return task if task.name else arg
 
+    def _passive_step(self, toks: list[Token], arg: Arg, e: int) -> Arg:
+        """ "once the contract is signed": the step is the act done to the noun phrase the
+        argument was cut to (sign the contract), when a passive follows it."""
+        if arg.kind != NP:
+            return arg
+        j = arg.end
+        while j < e and toks[j].pos in (AUX, MODAL, ADV, NEG, PART):
+            j += 1
+        task = self.reader._passive_task(toks, arg.start, arg.end, j, e)
+        return task if task is not None else arg
+
     def _shape(
         self, rel: str, toks: list[Token], args: list[Arg], span: tuple[int, int], *, lead: bool
     ) -> list[Arg]:
@@ -370,6 +381,7 @@ class Matcher:
         order; a clause cut to what it is about for blocking, dependency and order."""
         s, e = span
         if rel == "PRECEDES":
+            args = [self._passive_step(toks, a, e) for a in args]
             args = [self._doer_to_act(toks, a, e) for a in args]
             if lead and _denied_necessity(toks, s, min(a.start for a in args)):
                 for a in args:  # "we don't need to X before Y": the order is denied

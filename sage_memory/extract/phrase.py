@@ -103,6 +103,11 @@ class PhraseReader:
         self.discourse = lex.words("discourse")
         self.quantifiers = lex.words("quantifiers")
         self.quantifying_adjectives = lex.words("quantifying_adjectives")
+        # participles that say a step took place or has a status, not what was done to it
+        # ("done", "paused", "was run"): the noun phrase is the step
+        self.event_participles = frozenset(
+            " ".join(phrase) for phrases in lex.status.values() for phrase in phrases
+        ) | lex.words("event_participles")
         self.hedges = lex.words("hedges")
         self.label_nouns = lex.words("label_nouns")
 
@@ -253,6 +258,10 @@ class PhraseReader:
         person = subject is not None and subject.proper and len(subject.words) <= 2
         if person and keep_task == "complement":
             return arg  # "after the holidays, Jonas moved": a person's life, not a plan's task
+        if keep_task == "complement" and subject is not None and subject.name:
+            passive = self._passive_task(toks, k, end, j, e)
+            if passive is not None:
+                return passive
         if j < e and toks[j].pos == VERB:
             vend = self._vp_end(toks, j, e)
             # an object or a prepositional phrase, not a bare particle ("cools down")
@@ -278,6 +287,32 @@ class PhraseReader:
             return arg
         subject.negated = negated and keep_task == "complement"
         return subject
+
+    def _passive_task(self, toks: list[Token], k: int, end: int, j: int, e: int) -> Arg | None:
+        """ "once the contract is signed" -> sign the contract: a step stated in the passive
+        is the act done to its subject (``[k, end)`` the subject, ``j`` the participle). Not
+        a participle of an event or a status ("once the survey is done": the survey is the
+        step), nor a person ("Jonas was transferred after ...": a life, not a plan's task)."""
+        if j >= e or toks[j].pos != VERB or toks[j].tag != "VBN":
+            return None
+        if not any(toks[x].lemma in ("be", "get") for x in range(end, j)):
+            return None
+        v = j + 1
+        while v < e and toks[v].lower in _PARTICLES and toks[v].pos in (ADV, PREP):
+            v += 1  # "rolled out", "signed off"
+        said = " ".join(t.lower for t in toks[j:v])
+        if said in self.event_participles or toks[j].lemma in self.event_participles:
+            return None
+        named = end - k <= 2 and all(t.pos == PROPN for t in toks[k:end])
+        if named or toks[end - 1].lemma in self.lex.words("person_nouns"):
+            return None
+        if v < e and toks[v].pos in NOMINAL | {DET, POSS}:
+            return None  # "is given the keys": an object after it, no plain passive
+        verb = " ".join([base_form(toks[j].lower), *(t.lower for t in toks[j + 1 : v])])
+        subject = _join(toks[k:end])
+        head = next((t.lemma for t in reversed(toks[k:end]) if t.pos in NOMINAL), "")
+        words = tuple(verb.split()) + tuple(t.lower for t in toks[k:end])
+        return Arg(k, v, f"{verb} {subject}", TASK, head=head, words=words)
 
     @staticmethod
     def _reduced_predicate(toks: list[Token], j: int, e: int) -> bool:

@@ -85,3 +85,20 @@ def test_a_denied_necessity_denies_the_order() -> None:
 def test_a_subordinator_inside_a_clause_opens_no_fronted_phrasing() -> None:
     found = edges("You can sweep the floor before you mop the hall, the guide is just fussy.")
     assert not any(s == "guide" for s, _, _, _ in found)
+
+
+# --- a step stated in the passive --------------------------------------------------------------
+
+
+@needs_parser
+def test_a_passive_step_is_the_act_done_to_its_subject() -> None:
+    found = edges("Once the invoice is stamped, Pavel will file the receipts.")
+    assert ("stamp the invoice", "PRECEDES", "file the receipts", False) in found
+
+
+@needs_parser
+def test_a_passive_of_an_event_or_a_person_names_no_act() -> None:
+    held = edges("The rehearsal was held after the stage had been painted.")
+    assert ("paint the stage", "PRECEDES", "rehearsal", False) in held
+    moved = edges("After the audit, Farid was transferred to the depot.")
+    assert not any(s.startswith("transfer") or t.startswith("transfer") for s, _, t, _ in moved)
