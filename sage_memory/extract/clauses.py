@@ -134,6 +134,8 @@ class Matcher:
             return None  # "their own room": an adjective, not the verb "own"
         if t.pos == "ADJ" and t.inflected in ("ed", "ing") and base_form(t.lower) in el.values:
             return i + 1  # "it's blocked on": a participle read as an adjective
+        if "be" in el.values and t.lemma == "get" and _participle_follows(toks, i + 1):
+            return i + 1  # "got elected", "gets held up": the get-passive is a passive
         if t.lemma in el.values or t.lower in el.values:
             if (
                 t.pos == AUX
@@ -296,6 +298,8 @@ class Matcher:
         firsts: dict[int, list[Phrase]] = {}
         for i, t in enumerate(toks):
             keys = {t.lemma, t.lower}
+            if t.lemma == "get" and _participle_follows(toks, i + 1):
+                keys.add("be")  # a get-passive opens the phrasings of the be-passive
             if t.pos == VERB:
                 keys.add("<verb>")
             if t.pos in (NOUN, PROPN):
@@ -499,6 +503,13 @@ def _past_measure(toks: list[Token], s: int, e: int) -> int:
         if k + 2 < e and toks[k].pos in (NOUN, PROPN) and toks[k + 1].lower == "of":
             return k + 2
     return s
+
+
+def _participle_follows(toks: list[Token], j: int) -> bool:
+    """A past participle at ``j``, past adverbs ("got quietly moved", "gets held up")."""
+    while j < len(toks) and toks[j].pos == ADV and toks[j].lower not in _PARTICLES:
+        j += 1
+    return j < len(toks) and toks[j].tag == "VBN"
 
 
 def _doer_of(toks: list[Token], arg: Arg, e: int, people: frozenset[str]) -> int | None:

@@ -102,3 +102,9 @@ def test_a_passive_of_an_event_or_a_person_names_no_act() -> None:
     assert ("paint the stage", "PRECEDES", "rehearsal", False) in held
     moved = edges("After the audit, Farid was transferred to the depot.")
     assert not any(s.startswith("transfer") or t.startswith("transfer") for s, _, t, _ in moved)
+
+
+@needs_parser
+def test_a_get_passive_reads_as_the_be_passive() -> None:
+    assert ("farah", "HAS_ROLE", "treasurer", False) in edges("Farah got elected treasurer.")
+    assert not edges("I got to see the harbour show.")
