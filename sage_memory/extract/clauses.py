@@ -186,13 +186,18 @@ class Matcher:
     ) -> int | None:
         """Match ``el`` at ``i``, skipping adverbs, modals, do/have and negation before it."""
         j = i
+        nouns = False  # a noun skipped as a modifier: the literal must then be the head noun
         while j < len(toks):
             end = self._word_at(el, toks, j)
-            if end is not None:
+            if end is not None and not (nouns and toks[end - 1].pos != NOUN):
                 used.extend(range(j, end))
                 return end
-            if not self._skippable(toks[j], prev_lemma) or j - i >= 3:
+            # "a hard runtime dependency on": nouns that modify the literal noun after a
+            # determiner are inside its noun phrase
+            modifier = prev_lemma in _DETERMINERS and toks[j].pos in (NOUN, "ADJ")
+            if not (modifier or self._skippable(toks[j], prev_lemma)) or j - i >= 3:
                 return None
+            nouns = nouns or toks[j].pos == NOUN
             j += 1
         return None
 

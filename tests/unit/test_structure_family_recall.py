@@ -108,3 +108,22 @@ def test_a_passive_of_an_event_or_a_person_names_no_act() -> None:
 def test_a_get_passive_reads_as_the_be_passive() -> None:
     assert ("farah", "HAS_ROLE", "treasurer", False) in edges("Farah got elected treasurer.")
     assert not edges("I got to see the harbour show.")
+
+
+# --- nominal dependency ------------------------------------------------------------------------
+
+
+@needs_parser
+def test_modifiers_before_a_relation_noun_are_inside_its_phrase() -> None:
+    found = edges("The thumbnailer has a strict runtime dependency on libwebp.")
+    assert ("thumbnailer", "DEPENDS_ON", "libwebp", False) in found
+
+
+@needs_parser
+def test_the_nominal_and_denied_dependency() -> None:
+    assert ("uploader", "DEPENDS_ON", "token cache", False) in edges(
+        "The uploader's reliance on the token cache slows every deploy."
+    )
+    assert ("uploader", "DEPENDS_ON", "token cache", True) in edges(
+        "After the rewrite, the uploader is independent of the token cache."
+    )
