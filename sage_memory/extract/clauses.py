@@ -77,6 +77,8 @@ class Match:
     status: str = ""
     extent: tuple[int, int] = (0, 0)
     notes: list[str] = field(default_factory=list)
+    #: (name, kind) of arguments given as a kind and its name ("a sailboat named Gull")
+    named_kinds: list[tuple[Arg, Arg]] = field(default_factory=list)
 
 
 class Matcher:
@@ -383,6 +385,41 @@ class Matcher:
         task = self.reader._passive_task(toks, arg.start, arg.end, j, e)
         return task if task is not None else arg
 
+    def _named_kind(self, m: Match, toks: list[Token], arg: Arg) -> Arg:
+        """ "a sailboat named Gull", "a housing charity, Homestead.": a common noun phrase
+        followed by the proper name it is called by (a naming participle, or an appositive
+        name that closes the clause) stands for the named thing, which is of that kind
+        (Quirk et al. 1985, 17.65-17.80: appositives of naming)."""
+        if arg.kind != NP or arg.proper or arg.code:
+            return arg
+        k = next(
+            (
+                k
+                for k in range(arg.start + 1, arg.end - 1)
+                if toks[k].lower in ("named", "called") and toks[k].tag == "VBN"
+            ),
+            None,
+        )
+        if k is not None:
+            kind_end, name_start, name_end = k, k + 1, _name_end(toks, k + 1)
+            if name_end != arg.end:
+                return arg
+        elif arg.end + 1 < len(toks) and toks[arg.end].lower == ",":
+            kind_end, name_start, name_end = arg.end, arg.end + 1, _name_end(toks, arg.end + 1)
+            if name_end < len(toks) and toks[name_end].lower not in (".", "!", ";"):
+                return arg  # "two dogs, Rex and Bo", "a cat, Miso, and ...": no lone name
+        else:
+            return arg
+        if name_end <= name_start or name_end - name_start > 4:
+            return arg
+        kind = self.reader._np(toks, arg.start, kind_end)
+        name = self.reader._np(toks, name_start, name_end)
+        if not kind.name or not name.name or not name.proper:
+            return arg
+        if kind.words[-1:] and kind.words[-1] not in self.lex.words("person_nouns"):
+            m.named_kinds.append((name, kind))  # (a daughter is kin, not a kind of thing)
+        return name
+
     def _shape(
         self, rel: str, toks: list[Token], args: list[Arg], span: tuple[int, int], *, lead: bool
     ) -> list[Arg]:
@@ -447,7 +484,10 @@ class Matcher:
             if "tool_target" in m.phrase.flags and args[0].kind == NP:
                 # "with a pump and fix the tyre": a coordinated predicate, not a second tool
                 args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]
-            m.slots[name] = self._shape(rel, toks, args, (s, e), lead=lead)
+            m.slots[name] = [
+                self._named_kind(m, toks, a)
+                for a in self._shape(rel, toks, args, (s, e), lead=lead)
+            ]
         lo = min(m.literals) if m.literals else 0
         hi = max(m.literals) + 1 if m.literals else 0
         first_arg_end = min(
@@ -508,6 +548,16 @@ def _past_measure(toks: list[Token], s: int, e: int) -> int:
         if k + 2 < e and toks[k].pos in (NOUN, PROPN) and toks[k + 1].lower == "of":
             return k + 2
     return s
+
+
+def _name_end(toks: list[Token], j: int) -> int:
+    """End of the proper name that starts at ``j`` (capitalised words, "The Lantern Men")."""
+    k = j
+    while k < len(toks) and (toks[k].pos == PROPN or (k > j and toks[k].text[:1].isupper())):
+        k += 1
+    if k == j and j + 1 < len(toks) and toks[j].lower == "the" and toks[j + 1].pos == PROPN:
+        return _name_end(toks, j + 1)
+    return k
 
 
 def _participle_follows(toks: list[Token], j: int) -> bool:

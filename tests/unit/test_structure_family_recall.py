@@ -127,3 +127,21 @@ def test_the_nominal_and_denied_dependency() -> None:
     assert ("uploader", "DEPENDS_ON", "token cache", True) in edges(
         "After the rewrite, the uploader is independent of the token cache."
     )
+
+
+# --- a kind and its name -----------------------------------------------------------------------
+
+
+@needs_parser
+def test_a_kind_named_by_a_participle_stands_for_the_name() -> None:
+    found = edges("Ilse has a tortoise called Humphrey.")
+    assert ("ilse", "OWNS", "humphrey", False) in found
+    assert ("humphrey", "IS_A", "tortoise", False) in found
+
+
+@needs_parser
+def test_an_appositive_name_that_closes_the_clause_stands_for_the_kind() -> None:
+    found = edges("The ticket scanner relies on a message queue, Beanstalk.")
+    assert ("ticket scanner", "DEPENDS_ON", "beanstalk", False) in found
+    listed = edges("Ilse has two tortoises, Humphrey and Dot.")
+    assert ("humphrey", "IS_A", "tortoise", False) not in listed
