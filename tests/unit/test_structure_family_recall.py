@@ -145,3 +145,13 @@ def test_an_appositive_name_that_closes_the_clause_stands_for_the_kind() -> None
     assert ("ticket scanner", "DEPENDS_ON", "beanstalk", False) in found
     listed = edges("Ilse has two tortoises, Humphrey and Dot.")
     assert ("humphrey", "IS_A", "tortoise", False) not in listed
+
+
+@needs_parser
+def test_a_role_taken_over_from_or_succeeding_someone() -> None:
+    assert ("ravi", "HAS_ROLE", "treasurer", False) in edges(
+        "Ravi took over from Ines as treasurer."
+    )
+    assert ("agnes", "HAS_ROLE", "site supervisor", False) in edges(
+        "Agnes succeeded Tom as site supervisor."
+    )
