@@ -155,3 +155,16 @@ def test_a_role_taken_over_from_or_succeeding_someone() -> None:
     assert ("agnes", "HAS_ROLE", "site supervisor", False) in edges(
         "Agnes succeeded Tom as site supervisor."
     )
+
+
+# --- jobs: tenure, staff, a job quit -----------------------------------------------------------
+
+
+@needs_parser
+def test_tenure_staff_and_a_quit_job_state_employment() -> None:
+    assert ("omar", "WORKS_AT", "tellco", False) in edges(
+        "Omar has been with Tellco for six years."
+    )
+    assert ("omar", "WORKS_AT", "tellco", False) in edges("Omar is on staff at Tellco.")
+    assert ("omar", "WORKS_AT", "tellco", True) in edges("Omar quit his job at Tellco.")
+    assert not edges("Omar has been at the airport for six hours.")
