@@ -168,3 +168,14 @@ def test_tenure_staff_and_a_quit_job_state_employment() -> None:
     assert ("omar", "WORKS_AT", "tellco", False) in edges("Omar is on staff at Tellco.")
     assert ("omar", "WORKS_AT", "tellco", True) in edges("Omar quit his job at Tellco.")
     assert not edges("Omar has been at the airport for six hours.")
+
+
+# --- homes: a past home, a home made, a room rented --------------------------------------------
+
+
+@needs_parser
+def test_a_past_home_a_home_made_and_a_rented_room() -> None:
+    past = edges("Pilar used to live in Turin, but she moved to Genoa.")
+    assert ("pilar", "LIVES_IN", "turin", True) in past
+    assert ("pilar", "LIVES_IN", "genoa", False) in edges("Pilar has made Genoa her home.")
+    assert ("pilar", "LIVES_IN", "genoa", False) in edges("Pilar rents a flat in Genoa.")
