@@ -30,6 +30,7 @@ from sage_memory.extract.word import (
     VERB,
     Token,
     base_form,
+    verb_known,
 )
 
 #: Families whose arguments may be whole clauses ("the build failed because the disk was full").
@@ -132,8 +133,9 @@ class Matcher:
                 return i + 1 if t.pos in (NOUN, PROPN) else None
             found = self._status_at(toks, i)
             return found[0] if found else None
-        if t.pos == "ADJ" and i > 0 and toks[i - 1].pos == "POSS":
-            return None  # "their own room": an adjective, not the verb "own"
+        if t.pos == "ADJ" and i > 0 and toks[i - 1].pos == "POSS" and verb_known(t.lower):
+            return None  # "their own room": an adjective, not the verb "own" (but "her
+            # favourite X" is the adjective the phrasing names)
         if t.pos == "ADJ" and t.inflected in ("ed", "ing") and base_form(t.lower) in el.values:
             return i + 1  # "it's blocked on": a participle read as an adjective
         if "be" in el.values and t.lemma == "get" and _participle_follows(toks, i + 1):

@@ -179,3 +179,18 @@ def test_a_past_home_a_home_made_and_a_rented_room() -> None:
     assert ("pilar", "LIVES_IN", "turin", True) in past
     assert ("pilar", "LIVES_IN", "genoa", False) in edges("Pilar has made Genoa her home.")
     assert ("pilar", "LIVES_IN", "genoa", False) in edges("Pilar rents a flat in Genoa.")
+
+
+# --- preferences -------------------------------------------------------------------------------
+
+
+@needs_parser
+def test_a_favourite_after_a_possessive_and_a_nominal_preference() -> None:
+    favourite = edges("Otto's favourite snack is salted almonds.")
+    assert any(s == "otto" and r == "PREFERS" and "almond" in t for s, r, t, _ in favourite)
+    assert ("otto", "PREFERS", "aisle seat", False) in edges(
+        "Otto has a strong preference for aisle seats."
+    )
+    assert ("otto", "PREFERS", "dark chocolate", False) in edges(
+        "Otto is partial to dark chocolate."
+    )
