@@ -139,7 +139,9 @@ class ArgReader(PhraseReader):
             or toks[k].lower in ("need", "want", "have", "got", "going")
         ):
             k += 1
-        if k < e and toks[k].pos == VERB and k > s + 1:
+        # a verb after "to" the tagger called a noun ("you don't have to reindex")
+        verb = toks[k].pos == VERB or (toks[k].tag == "VB" and toks[k - 1].lower == "to")
+        if k < e and verb and k > s + 1:
             return self._task(toks, k, e)
         return None
 

@@ -13,21 +13,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sage_memory.extract.args import ArgReader
+from sage_memory.extract.hidden_verb import clause_subject
 from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.word import (
     ADV,
     AUX,
     CODE,
+    CONJ,
     MODAL,
     NEG,
     NOUN,
     NUM,
     PART,
     PROPN,
+    PUNCT,
     VERB,
     Token,
     base_form,
+    verb_known,
 )
 
 #: Families whose arguments may be whole clauses ("the build failed because the disk was full").
@@ -53,6 +57,12 @@ _PARTICLES = frozenset({"down", "back", "over", "away", "up", "out", "around", "
 #: Relations whose clause arguments name the thing the clause is about.
 _REDUCED = frozenset({"BLOCKED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 _DETERMINERS = frozenset({"a", "an", "the", "new"})
+#: Subordinators that open the fronted phrasings of the lexicon ("once {A} , {B}").
+_FRONTED_OPENERS = frozenset(
+    {"before", "after", "once", "following", "prior", "ahead", "as", "until", "till", "til"}
+)
+#: Relations whose noun-phrase arguments may hide a clause's verb (:mod:`.hidden_verb`).
+_HIDDEN_CLAUSE = frozenset({"BLOCKED_BY", "DEPENDS_ON", "PRECEDES"})
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 
@@ -69,6 +79,8 @@ class Match:
     status: str = ""
     extent: tuple[int, int] = (0, 0)
     notes: list[str] = field(default_factory=list)
+    #: (name, kind) of arguments given as a kind and its name ("a sailboat named Gull")
+    named_kinds: list[tuple[Arg, Arg]] = field(default_factory=list)
 
 
 class Matcher:
@@ -122,10 +134,13 @@ class Matcher:
                 return i + 1 if t.pos in (NOUN, PROPN) else None
             found = self._status_at(toks, i)
             return found[0] if found else None
-        if t.pos == "ADJ" and i > 0 and toks[i - 1].pos == "POSS":
-            return None  # "their own room": an adjective, not the verb "own"
+        if t.pos == "ADJ" and i > 0 and toks[i - 1].pos == "POSS" and verb_known(t.lower):
+            return None  # "their own room": an adjective, not the verb "own" (but "her
+            # favourite X" is the adjective the phrasing names)
         if t.pos == "ADJ" and t.inflected in ("ed", "ing") and base_form(t.lower) in el.values:
             return i + 1  # "it's blocked on": a participle read as an adjective
+        if "be" in el.values and t.lemma == "get" and _participle_follows(toks, i + 1):
+            return i + 1  # "got elected", "gets held up": the get-passive is a passive
         if t.lemma in el.values or t.lower in el.values:
             if (
                 t.pos == AUX
@@ -176,13 +191,18 @@ class Matcher:
     ) -> int | None:
         """Match ``el`` at ``i``, skipping adverbs, modals, do/have and negation before it."""
         j = i
+        nouns = False  # a noun skipped as a modifier: the literal must then be the head noun
         while j < len(toks):
             end = self._word_at(el, toks, j)
-            if end is not None:
+            if end is not None and not (nouns and toks[end - 1].pos != NOUN):
                 used.extend(range(j, end))
                 return end
-            if not self._skippable(toks[j], prev_lemma) or j - i >= 3:
+            # "a hard runtime dependency on": nouns that modify the literal noun after a
+            # determiner are inside its noun phrase
+            modifier = prev_lemma in _DETERMINERS and toks[j].pos in (NOUN, "ADJ")
+            if not (modifier or self._skippable(toks[j], prev_lemma)) or j - i >= 3:
                 return None
+            nouns = nouns or toks[j].pos == NOUN
             j += 1
         return None
 
@@ -288,6 +308,8 @@ class Matcher:
         firsts: dict[int, list[Phrase]] = {}
         for i, t in enumerate(toks):
             keys = {t.lemma, t.lower}
+            if t.lemma == "get" and _participle_follows(toks, i + 1):
+                keys.add("be")  # a get-passive opens the phrasings of the be-passive
             if t.pos == VERB:
                 keys.add("<verb>")
             if t.pos in (NOUN, PROPN):
@@ -318,6 +340,8 @@ class Matcher:
             spans[lead_slots[0].slot] = (0, i)
         elif any(e.kind == OPTIONAL for e in before):
             pass
+        if not lead_slots and i > 0 and not self._clause_opening(els[first], toks, i):
+            return None
         used: list[int] = []
         status: list[str] = []
         if not self._run(els, first, toks, i, None, spans, used, "", status):
@@ -327,6 +351,19 @@ class Matcher:
         return Match(
             phrase, frozenset(used), {}, spans, False, status[0] if status else "", (lo, hi)
         )
+
+    def _clause_opening(self, el: Element, toks: list[Token], i: int) -> bool:
+        """Whether a phrasing that opens with a subordinator ("before {B} , {A}") may start at
+        ``i``: only where a clause starts (after a break, a conjunction or discourse words),
+        not inside one ("you can X before you Y, the manual says" is no fronted clause)."""
+        if el.kind != WORD or not el.values & _FRONTED_OPENERS:
+            return True
+        k = i - 1
+        while k >= 0 and (
+            toks[k].pos in (CONJ, ADV) or toks[k].lower in self.lex.words("discourse")
+        ):
+            k -= 1
+        return k < 0 or toks[k].pos == PUNCT
 
     def _doer_to_act(self, toks: list[Token], arg: Arg, e: int) -> Arg:
         """ "Mum books the flights first", "I'll water the plants after ...": what comes in an
@@ -358,6 +395,77 @@ class Matcher:
             return args
         named = self.reader._np(toks, j + 1, k)
         return [*args[:-1], named] if named.name else args
+
+    def _passive_step(self, toks: list[Token], arg: Arg, e: int) -> Arg:
+        """ "once the contract is signed": the step is the act done to the noun phrase the
+        argument was cut to (sign the contract), when a passive follows it."""
+        if arg.kind != NP:
+            return arg
+        j = arg.end
+        while j < e and toks[j].pos in (AUX, MODAL, ADV, NEG, PART):
+            j += 1
+        task = self.reader._passive_task(toks, arg.start, arg.end, j, e)
+        return task if task is not None else arg
+
+    def _named_kind(self, m: Match, toks: list[Token], arg: Arg) -> Arg:
+        """ "a sailboat named Gull", "a housing charity, Homestead.": a common noun phrase
+        followed by the proper name it is called by (a naming participle, or an appositive
+        name that closes the clause) stands for the named thing, which is of that kind
+        (Quirk et al. 1985, 17.65-17.80: appositives of naming)."""
+        if arg.kind != NP or arg.proper or arg.code:
+            return arg
+        k = next(
+            (
+                k
+                for k in range(arg.start + 1, arg.end - 1)
+                if toks[k].lower in ("named", "called") and toks[k].tag == "VBN"
+            ),
+            None,
+        )
+        if k is not None:
+            kind_end, name_start, name_end = k, k + 1, _name_end(toks, k + 1)
+            if name_end != arg.end:
+                return arg
+        elif arg.end + 1 < len(toks) and toks[arg.end].lower == ",":
+            kind_end, name_start, name_end = arg.end, arg.end + 1, _name_end(toks, arg.end + 1)
+            if name_end < len(toks) and toks[name_end].lower not in (".", "!", ";"):
+                return arg  # "two dogs, Rex and Bo", "a cat, Miso, and ...": no lone name
+        else:
+            return arg
+        if name_end <= name_start or name_end - name_start > 4:
+            return arg
+        kind = self.reader._np(toks, arg.start, kind_end)
+        name = self.reader._np(toks, name_start, name_end)
+        if not kind.name or not name.name or not name.proper:
+            return arg
+        if kind.words[-1:] and kind.words[-1] not in self.lex.words("person_nouns"):
+            m.named_kinds.append((name, kind))  # (a daughter is kin, not a kind of thing)
+        return name
+
+    def _shape(
+        self, rel: str, toks: list[Token], args: list[Arg], span: tuple[int, int], *, lead: bool
+    ) -> list[Arg]:
+        """The arguments of one slot read for what ``rel`` relates: acts, not doers, in an
+        order; a clause cut to what it is about for blocking, dependency and order."""
+        s, e = span
+        if rel == "PRECEDES":
+            args = [self._passive_step(toks, a, e) for a in args]
+            args = [self._doer_to_act(toks, a, e) for a in args]
+            if lead and _denied_necessity(toks, s, min(a.start for a in args)):
+                for a in args:  # "we don't need to X before Y": the order is denied
+                    a.negated = True
+        if rel in _HIDDEN_CLAUSE:
+            args = [clause_subject(self.reader, toks, a) for a in args]
+        if rel in _REDUCED:
+            keep: bool | str = (
+                "complement"
+                if rel == "PRECEDES"
+                else "object"
+                if rel == "BLOCKED_BY"
+                else rel != "DEPENDS_ON"
+            )
+            args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
+        return args
 
     def read_arguments(self, m: Match, toks: list[Token]) -> bool:
         """Fill ``m.slots`` from its spans; False when a needed argument is missing."""
@@ -399,18 +507,10 @@ class Matcher:
             if "tool_target" in m.phrase.flags and args[0].kind == NP:
                 # "with a pump and fix the tyre": a coordinated predicate, not a second tool
                 args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]
-            if rel == "PRECEDES":
-                args = [self._doer_to_act(toks, a, e) for a in args]
-            if rel in _REDUCED:
-                keep: bool | str = (
-                    "complement"
-                    if rel == "PRECEDES"
-                    else "object"
-                    if rel == "BLOCKED_BY"
-                    else rel != "DEPENDS_ON"
-                )
-                args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
-            m.slots[name] = args
+            m.slots[name] = [
+                self._named_kind(m, toks, a)
+                for a in self._shape(rel, toks, args, (s, e), lead=lead)
+            ]
         lo = min(m.literals) if m.literals else 0
         hi = max(m.literals) + 1 if m.literals else 0
         first_arg_end = min(
@@ -473,6 +573,23 @@ def _past_measure(toks: list[Token], s: int, e: int) -> int:
     return s
 
 
+def _name_end(toks: list[Token], j: int) -> int:
+    """End of the proper name that starts at ``j`` (capitalised words, "The Lantern Men")."""
+    k = j
+    while k < len(toks) and (toks[k].pos == PROPN or (k > j and toks[k].text[:1].isupper())):
+        k += 1
+    if k == j and j + 1 < len(toks) and toks[j].lower == "the" and toks[j + 1].pos == PROPN:
+        return _name_end(toks, j + 1)
+    return k
+
+
+def _participle_follows(toks: list[Token], j: int) -> bool:
+    """A past participle at ``j``, past adverbs ("got quietly moved", "gets held up")."""
+    while j < len(toks) and toks[j].pos == ADV and toks[j].lower not in _PARTICLES:
+        j += 1
+    return j < len(toks) and toks[j].tag == "VBN"
+
+
 def _doer_of(toks: list[Token], arg: Arg, e: int, people: frozenset[str]) -> int | None:
     """Where the verb phrase of ``arg``'s clause starts when ``arg`` is only its doer (a pronoun,
     a short name or a person noun right before auxiliaries and a verb); None otherwise."""
@@ -502,6 +619,17 @@ def _named_doer_of_clause(toks: list[Token], arg: Arg, e: int) -> int | None:
         return None
     nxt = toks[j + 1]
     return j if nxt.pos in (NOUN, PROPN, "DET", "POSS", NUM) else None
+
+
+def _denied_necessity(toks: list[Token], s: int, e: int) -> bool:
+    """A denied necessity ("don't need to", "do not have to", "needn't") in ``[s, e)``: what
+    follows it need not be done (first, or at all)."""
+    words = toks[s:e]
+    return any(t.pos == NEG for t in words) and any(
+        t.lemma in ("need", "have", "got")
+        and ((k + 1 < len(words) and words[k + 1].lower == "to") or t.lower == "need")
+        for k, t in enumerate(words)
+    )
 
 
 def _clause_bounds(toks: list[Token], extent: tuple[int, int]) -> tuple[int, int]:

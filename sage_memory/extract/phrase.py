@@ -104,6 +104,12 @@ class PhraseReader:
         self.discourse = lex.words("discourse")
         self.quantifiers = lex.words("quantifiers")
         self.partitives = lex.words("partitives")
+        self.quantifying_adjectives = lex.words("quantifying_adjectives")
+        # participles that say a step took place or has a status, not what was done to it
+        # ("done", "paused", "was run"): the noun phrase is the step
+        self.event_participles = frozenset(
+            " ".join(phrase) for phrases in lex.status.values() for phrase in phrases
+        ) | lex.words("event_participles")
         self.hedges = lex.words("hedges")
         self.label_nouns = lex.words("label_nouns")
         self.emphasizers = lex.words("emphasizers")
@@ -256,6 +262,10 @@ class PhraseReader:
         person = subject is not None and subject.proper and len(subject.words) <= 2
         if person and keep_task == "complement":
             return arg  # "after the holidays, Jonas moved": a person's life, not a plan's task
+        if keep_task == "complement" and subject is not None and subject.name:
+            passive = self._passive_task(toks, k, end, j, e)
+            if passive is not None:
+                return passive
         if j < e and toks[j].pos == VERB:
             vend = self._vp_end(toks, j, e)
             # an object or a prepositional phrase, not a bare particle ("cools down")
@@ -281,6 +291,32 @@ class PhraseReader:
             return arg
         subject.negated = negated and keep_task == "complement"
         return subject
+
+    def _passive_task(self, toks: list[Token], k: int, end: int, j: int, e: int) -> Arg | None:
+        """ "once the contract is signed" -> sign the contract: a step stated in the passive
+        is the act done to its subject (``[k, end)`` the subject, ``j`` the participle). Not
+        a participle of an event or a status ("once the survey is done": the survey is the
+        step), nor a person ("Jonas was transferred after ...": a life, not a plan's task)."""
+        if j >= e or toks[j].pos != VERB or toks[j].tag != "VBN":
+            return None
+        if not any(toks[x].lemma in ("be", "get") for x in range(end, j)):
+            return None
+        v = j + 1
+        while v < e and toks[v].lower in _PARTICLES and toks[v].pos in (ADV, PREP):
+            v += 1  # "rolled out", "signed off"
+        said = " ".join(t.lower for t in toks[j:v])
+        if said in self.event_participles or toks[j].lemma in self.event_participles:
+            return None
+        named = end - k <= 2 and all(t.pos == PROPN for t in toks[k:end])
+        if named or toks[end - 1].lemma in self.lex.words("person_nouns"):
+            return None
+        if v < e and toks[v].pos in NOMINAL | {DET, POSS}:
+            return None  # "is given the keys": an object after it, no plain passive
+        verb = " ".join([base_form(toks[j].lower), *(t.lower for t in toks[j + 1 : v])])
+        subject = _join(toks[k:end])
+        head = next((t.lemma for t in reversed(toks[k:end]) if t.pos in NOMINAL), "")
+        words = tuple(verb.split()) + tuple(t.lower for t in toks[k:end])
+        return Arg(k, v, f"{verb} {subject}", TASK, head=head, words=words)
 
     @staticmethod
     def _reduced_predicate(toks: list[Token], j: int, e: int) -> bool:
@@ -490,18 +526,12 @@ class PhraseReader:
     def _bare_of_asides(self, toks: list[Token], k: int, e: int) -> tuple[int, int]:
         """A name without what only comments on it: a chat interjection at either end ("a
         hybrid sport lol"), an emphasizing adjective first ("the whole pipeline", "a proper
-        sourdough"), the examples after "such as" ("stone fruits such as peaches") and the kind
-        before "named" / "called" and a proper name ("a sloop named Petrel" -> Petrel)."""
+        sourdough") and the examples after "such as" ("stone fruits such as peaches"). A kind
+        named by a participle ("a sloop named Petrel") is read where the argument is shaped
+        (``clauses.Matcher._named_kind``), which also keeps the kind."""
         for j in range(k + 1, e - 1):
             if toks[j].lower == "such" and toks[j + 1].lower == "as":
                 e = j
-                break
-            if (
-                toks[j].lower in ("named", "called")
-                and toks[j - 1].pos == NOUN
-                and toks[j + 1].pos == PROPN
-            ):
-                k = j + 1  # "a spaniel called Biscuit": the thing is named by its own name
                 break
         while e - k > 1 and toks[k].lower in self.interjections:
             k += 1
@@ -531,6 +561,14 @@ class PhraseReader:
             k += 1
         while k < e and toks[k].pos in (DET, POSS):
             k += 1
+        while (
+            k + 1 < e
+            and k > s
+            and toks[k].lower in self.quantifying_adjectives
+            and toks[k].pos != PROPN
+            and toks[k - 1].pos in (DET, POSS, NUM)
+        ):
+            k += 1  # "our whole pipeline", "a single pump": how much of it, not which
         if k + 1 < e and toks[k].lower == "own" and k > s and toks[k - 1].pos == POSS:
             k += 1  # "their own room"
         # a leading cardinal ("two photos") is a quantity, not part of the name

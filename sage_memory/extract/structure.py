@@ -1516,6 +1516,9 @@ class _Reading:
                 self._edge(
                     s_key, relation, t_key, conf, sentence, when, negated=m.negated, attrs=attrs
                 )
+        for name, kind in m.named_kinds:  # "a sailboat named Gull": gull IS_A sailboat
+            named = self._end(name, "Entity", "IS_A")
+            self._edge(named, "IS_A", self._end(kind, "Concept", "IS_A"), conf, sentence, when)
         self._remember(m)
 
     def _states_edge(self, m: Match) -> bool:
