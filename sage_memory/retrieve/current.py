@@ -147,13 +147,20 @@ class Slots:
 
 
 def read_slots(
-    store: GraphReader, scope: Scope, memory_ids: Sequence[str], relations: Sequence[str]
+    store: GraphReader,
+    scope: Scope,
+    memory_ids: Sequence[str],
+    relations: Sequence[str],
+    *,
+    names: bool = True,
 ) -> Slots:
     """The single-valued facts behind ``memory_ids`` and the other values of their slots.
 
     Cost: one provenance lookup for the memories and one edge read for the nodes they
     mention, restricted to ``relations`` and outgoing edges (what the memories touch), at
-    most :data:`SLOT_EDGES` of each node.
+    most :data:`SLOT_EDGES` of each node; with ``names`` (the query names someone or
+    something: only then is a subject's name compared with it), one read of the slots'
+    subject nodes.
     """
     if not memory_ids or not relations:
         return Slots({}, {})
@@ -182,7 +189,7 @@ def read_slots(
                 stated.setdefault(mid, []).append(v)
     subjects = {
         n.id: tuple(dict.fromkeys(x.casefold() for x in (n.name, *n.aliases) if x))
-        for n in store.get_nodes(scope, sorted({s for s, _ in values}))
+        for n in (store.get_nodes(scope, sorted({s for s, _ in values})) if names else ())
     }
     return Slots(stated, values, subjects)
 
