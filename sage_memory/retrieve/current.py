@@ -28,7 +28,8 @@ one slot* when
   slot (said where the earlier one holds a slot word or a change, or retold beside one); or
   it names, with a change, the asked subject of a slot the graph holds in the earlier one
   ("Priya has left and joined Tessel" after the fact "Priya works at Corvid Labs") while the
-  graph holds no slot of that subject for it. The update uses none of the query's words. In
+  graph holds no slot of that subject for it. The update uses none of the query's words, so
+  it counts only when the query asks which value holds (now, or at a time it names). In
   a group holding such a pair only a statement of the slot (a graph value, a slot word, a
   told change) may lead: a note joined by closeness alone is no value of it, however late.
 
@@ -268,10 +269,10 @@ def current_first(
     if len(top) < 2:
         return dict(scores)
     subjects = slots.subjects if slots is not None else {}
-    statements = _Statements(top, memories, vectors, qvec, plan, stated, subjects)
     # Without a "now" or a reference time in the query, a group joined by words alone is
     # put in time order only by a later statement that says its value changed.
     by_time = asks_now(plan.text) or at is not None
+    statements = _Statements(top, memories, vectors, qvec, plan, stated, subjects, by_time)
     members = _groups(top, statements.same_slot)
     # A number the query names picks its statement ("the 3 PM call"); one inside a name
     # ("Y6", "v2 API") names the subject, and a date's ("on 1 May 2026") the asked time.
@@ -322,6 +323,7 @@ class _Statements:
         plan: QueryPlan,
         stated: Mapping[str, Sequence[SlotValue]],
         subjects: Mapping[str, Sequence[str]] | None = None,
+        by_time: bool = True,
     ) -> None:
         q = np.asarray(qvec, dtype=np.float32)
         self.memories, self.plan = memories, plan
@@ -348,18 +350,23 @@ class _Statements:
         )
         # A later statement that names the value an earlier one gives, with a change ("Halden
         # Press missed the date, so we switched to Inkwise"): what became of that value.
+        # Only a query asking which value holds (now, or at a time it names) asks for that:
+        # the pair is judged by a name and a change word, none of the query's words, and a
+        # query asking what was said or done ("have I set up the routes?") wants the
+        # statement that says it, not the later messages that name the same things.
         asked = set(word_tokens(plan.text)) | set(plan.names)
-        values = {i: value_words(memories[i].text, asked) for i in top}
+        values = {i: value_words(memories[i].text, asked) for i in top} if by_time else {}
         self.retold = {
             (old, new)
-            for old in top
-            for new in top
+            for old in values
+            for new in values
             if memories[new].timestamp > memories[old].timestamp
             and self.to_query[old] >= self.floor
             and self._same_names(old, new)
             and self._retells(old, new, values[old], asked)
         }
-        self.retold |= self._subject_retold(top, subjects or {})
+        if by_time:
+            self.retold |= self._subject_retold(top, subjects or {})
         self.told = set(self.changed)
         self.changed |= {new for _, new in self.retold}
         self.retelling = {i for pair in self.retold for i in pair}

@@ -54,6 +54,21 @@ def test_an_update_that_names_the_old_value_leads_though_it_holds_no_query_word(
     assert out["other"] == scores["other"]
 
 
+def test_a_retelling_counts_only_when_the_query_asks_which_value_holds() -> None:
+    # A query asking what was said, not which value holds now or at a time, keeps its
+    # order: a later message naming the value with a change word is no answer to it.
+    docs = {
+        "old": _memory("old", "Kestrel: the printing is done by Halden Press in Leeds.", 2),
+        "new": _memory(
+            "new", "Kestrel: Halden Press missed the date, so we switched to Inkwise.", 9
+        ),
+    }
+    vectors = {"old": _unit(1.0, 0.1, 0.0), "new": _unit(0.6, 0.8, 0.0)}
+    scores = {"old": 1.0, "new": 0.7}
+    plan = analyze("Did Kestrel tell me who was printing the book?", NOW)
+    assert current_first(scores, docs, vectors, _unit(1.0, 0.2, 0.0), plan, None) == scores
+
+
 def test_initials_abbreviate_a_name_and_are_no_rival_of_it() -> None:
     assert abbreviates(("gc",), ("garden", "club"))
     assert abbreviates(("hq",), ("head", "of", "quality"))
