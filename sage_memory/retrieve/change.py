@@ -20,13 +20,18 @@ longer, instead), the adjectives of a replaced value (new, updated, revised, lat
 change-of-state verbs of a value (change, switch, move, reschedule, postpone, update, revise,
 adjust, increase, decrease, raise, lower, grow, rise, drop, fall, reduce, extend, shorten,
 expand, improve, reach, replace: Levin 1993, "verbs of change of state" and "calibratable
-change of state" classes), and the "from X to Y" frame of a change.
+change of state" classes), the "from X to Y" frame of a change, the adverbials that date a
+change from a moment on ("from now on", "from today", "going forward") and the phrasal
+verbs of succession in a role ("take over", "hand over", "step in", "step down").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+
+from sage_memory.retrieve.mentions import phrases
+from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
 #: The query asks for the value that holds at present.
 _NOW_ASKED = re.compile(
@@ -43,7 +48,10 @@ _CHANGE = re.compile(
     r"|rais(?:e|es|ed|ing)|lower(?:s|ed|ing)|gr(?:ew|own)|ris(?:e|es|en|ing)|rose"
     r"|dropp(?:ed|ing)|fell|fallen|reduc\w*|extend\w*|shorten\w*|expand\w*|improv\w*"
     r"|reach(?:es|ed|ing)?|replac\w*|went (?:up|down)|gone (?:up|down)"
-    r"|from \S+(?: \S+)? to)\b"
+    r"|from \S+(?: \S+)? to"
+    r"|from (?:now|here|today|then) on|from today|going forward|as of (?:now|today)"
+    r"|tak(?:e|es|en|ing) over|took over|hand(?:s|ed|ing)? over"
+    r"|step(?:s|ped|ping)? (?:in|down|up|back|aside))\b"
 )
 #: Words between a change cue and the slot's word for the cue to be about the slot.
 NEAR = 6
@@ -111,6 +119,60 @@ def statement_span(sentence: str, stems: Callable[[str], set[str]], asked: set[s
     if not marks:
         return ""
     return sentence[min(a for a, _ in marks) : max(b for _, b in marks)]
+
+
+def value_words(text: str, asked: Collection[str]) -> frozenset[str]:
+    """The words of the proper names ``text`` says besides the ``asked`` ones (the query's
+    names and words): the values a statement gives ("the printing is done by Halden
+    Press", "Ines Bauer confirmed as editor"), lower-cased, each word on its own (a later note says
+    "Ines" for "Ines Bauer")."""
+    return frozenset(
+        w
+        for p in phrases(text)
+        for w in word_tokens(p)
+        if len(w) > 2 and w not in QUERY_STOPWORDS and w not in asked
+    )
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (see ``_SENTENCE_END``), blank ones left out."""
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def retold_value(text: str, values: Collection[str], reach: int | None = None) -> str | None:
+    """The sentences of ``text`` that name one of ``values`` (capitalised, as a name is) and
+    say a change, in that sentence or one beside it (those sentences, joined); None when no
+    sentence does. "Halden Press missed the date, so we switched to Inkwise" retells "the
+    printing is done by Halden Press"; "the Tallis rota was a mess, so we're on Rotafy now"
+    retells "the shifts are planned in Tallis". A later note that names the value an earlier
+    one gave, with a change, tells what became of it, even when it holds none of the query's
+    words. With ``reach``, the change must be said in the sentence naming the value, at
+    most that many words from it (a name said often, as a subject's, needs the closer tie)."""
+    if not values:
+        return None
+    named = {w.casefold() for w in values}
+
+    def held(word: str) -> set[str]:
+        return {_bare(word)} & named
+
+    told = sentences(text)
+    for k, sentence in enumerate(told):
+        said = {m.group() for m in _WORD.finditer(sentence) if m.group()[0].isupper()}
+        if not {_bare(w.casefold()) for w in said} & named:
+            continue
+        if reach is not None:
+            if changes_slot(sentence, held, named, reach):
+                return sentence
+            continue
+        around = told[max(0, k - 1) : k + 2]
+        if any(marks_change(s) for s in around):
+            return " ".join(around)
+    return None
+
+
+def _bare(word: str) -> str:
+    """A word without its possessive ending ("Tallis's" -> "Tallis")."""
+    return word.removesuffix("'s").removesuffix("’s")
 
 
 def names_nothing(sentence: str) -> bool:

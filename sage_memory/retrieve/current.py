@@ -22,6 +22,17 @@ one slot* when
   earlier statement that answers the query (:mod:`.change`): an update told in passing in a
   long message whose whole text is far from the query.
 
+- a later statement names a value an earlier one gives (a proper name it says besides the
+  query's) with a change beside it ("Halden Press missed the date, so we switched to
+  Inkwise" after "the printing is done by Halden Press"), and the value is one of the asked
+  slot (said where the earlier one holds a slot word or a change, or retold beside one); or
+  it names, with a change, the asked subject of a slot the graph holds in the earlier one
+  ("Priya has left and joined Tessel" after the fact "Priya works at Corvid Labs") while the
+  graph holds no slot of that subject for it. The update uses none of the query's words, so
+  it counts only when the query asks which value holds (now, or at a time it names). In
+  a group holding such a pair only a statement of the slot (a graph value, a slot word, a
+  told change) may lead: a note joined by closeness alone is no value of it, however late.
+
 In each group of such statements the one of the asked time takes the group's best score and the
 others keep their order one place lower (history stays, just below it). A group joined by words
 alone is put in time order only when the query asks for the present or names a time; otherwise
@@ -43,18 +54,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
 
 from sage_memory.retrieve.change import (
+    NEAR,
     asks_now,
     changes_slot,
+    marks_change,
     names_nothing,
+    retold_value,
+    sentences,
     slot_sentence,
     statement_span,
+    value_words,
 )
+from sage_memory.retrieve.mentions import body
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.types import Edge, Memory, Scope, Vector
@@ -126,16 +143,25 @@ class Slots:
 
     stated: dict[str, list[SlotValue]]  # memory id -> the values it states
     values: dict[tuple[str, str], list[SlotValue]]  # slot -> its values, in world time
+    #: subject node id -> its names (name and aliases, lower-cased), for the stated slots
+    subjects: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def read_slots(
-    store: GraphReader, scope: Scope, memory_ids: Sequence[str], relations: Sequence[str]
+    store: GraphReader,
+    scope: Scope,
+    memory_ids: Sequence[str],
+    relations: Sequence[str],
+    *,
+    names: bool = True,
 ) -> Slots:
     """The single-valued facts behind ``memory_ids`` and the other values of their slots.
 
     Cost: one provenance lookup for the memories and one edge read for the nodes they
     mention, restricted to ``relations`` and outgoing edges (what the memories touch), at
-    most :data:`SLOT_EDGES` of each node.
+    most :data:`SLOT_EDGES` of each node; with ``names`` (the query names someone or
+    something: only then is a subject's name compared with it), one read of the slots'
+    subject nodes.
     """
     if not memory_ids or not relations:
         return Slots({}, {})
@@ -162,7 +188,11 @@ def read_slots(
         for v in mine:
             for mid in wanted.intersection(v.edge.memory_ids):
                 stated.setdefault(mid, []).append(v)
-    return Slots(stated, values)
+    subjects = {
+        n.id: tuple(dict.fromkeys(x.casefold() for x in (n.name, *n.aliases) if x))
+        for n in (store.get_nodes(scope, sorted({s for s, _ in values})) if names else ())
+    }
+    return Slots(stated, values, subjects)
 
 
 def newer_values(slots: Slots, chosen: Sequence[str], at: datetime | None) -> list[tuple[str, str]]:
@@ -238,10 +268,11 @@ def current_first(
     top = top[:WINDOW]
     if len(top) < 2:
         return dict(scores)
-    statements = _Statements(top, memories, vectors, qvec, plan, stated)
+    subjects = slots.subjects if slots is not None else {}
     # Without a "now" or a reference time in the query, a group joined by words alone is
     # put in time order only by a later statement that says its value changed.
     by_time = asks_now(plan.text) or at is not None
+    statements = _Statements(top, memories, vectors, qvec, plan, stated, subjects, by_time)
     members = _groups(top, statements.same_slot)
     # A number the query names picks its statement ("the 3 PM call"); one inside a name
     # ("Y6", "v2 API") names the subject, and a date's ("on 1 May 2026") the asked time.
@@ -251,7 +282,13 @@ def current_first(
         if len(ids) < 2:
             continue
         keyed = bool(set.intersection(*(statements.keys[i] for i in ids)))
-        lead = _lead(ids, memories, statements.keys, stated, at, by_time, statements.changed)
+        # When a later statement retells a value an earlier one gave, the group is about
+        # that value: only a statement of the slot may lead it, not a note joined by
+        # closeness alone (the same team on something else), however late.
+        stating = ids
+        if statements.retelling.intersection(ids):
+            stating = [i for i in ids if statements.states(i)] or ids
+        lead = _lead(stating, memories, statements.keys, stated, at, by_time, statements.changed)
         if lead is None or lead == ids[0]:
             continue
         if asked & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
@@ -285,6 +322,8 @@ class _Statements:
         qvec: Vector,
         plan: QueryPlan,
         stated: Mapping[str, Sequence[SlotValue]],
+        subjects: Mapping[str, Sequence[str]] | None = None,
+        by_time: bool = True,
     ) -> None:
         q = np.asarray(qvec, dtype=np.float32)
         self.memories, self.plan = memories, plan
@@ -309,6 +348,89 @@ class _Statements:
         self.near = _nearest(
             [i for i in top if self.to_query[i] >= self.floor], self.mat, NEIGHBOURS
         )
+        # A later statement that names the value an earlier one gives, with a change ("Halden
+        # Press missed the date, so we switched to Inkwise"): what became of that value.
+        # Only a query asking which value holds (now, or at a time it names) asks for that:
+        # the pair is judged by a name and a change word, none of the query's words, and a
+        # query asking what was said or done ("have I set up the routes?") wants the
+        # statement that says it, not the later messages that name the same things.
+        asked = set(word_tokens(plan.text)) | set(plan.names)
+        values = {i: value_words(memories[i].text, asked) for i in top} if by_time else {}
+        self.retold = {
+            (old, new)
+            for old in values
+            for new in values
+            if memories[new].timestamp > memories[old].timestamp
+            and self.to_query[old] >= self.floor
+            and self._same_names(old, new)
+            and self._retells(old, new, values[old], asked)
+        }
+        if by_time:
+            self.retold |= self._subject_retold(top, subjects or {})
+        self.told = set(self.changed)
+        self.changed |= {new for _, new in self.retold}
+        self.retelling = {i for pair in self.retold for i in pair}
+
+    def _subject_retold(
+        self, top: Sequence[str], subjects: Mapping[str, Sequence[str]]
+    ) -> set[tuple[str, str]]:
+        """(old, new) pairs: the graph holds a value of a single-valued slot of the asked
+        subject in ``old`` ("Priya works at Corvid Labs"), and ``new``, said later, names
+        that subject with a change ("Priya has left and joined Tessel") while the graph
+        holds no slot of that subject for it (no extractor read it): what became of the
+        value. A subject the query does not name is left out (a later note on a colleague)."""
+        memories, asked = self.memories, set(self.plan.names)
+        out: set[tuple[str, str]] = set()
+        for old in top:
+            if self.to_query[old] < self.floor:
+                continue
+            for subject, _ in self.keys[old]:
+                words = {w for n in subjects.get(subject, ()) for w in word_tokens(n)}
+                if not words or not words <= asked:
+                    continue
+                for new in top:
+                    if (
+                        memories[new].timestamp > memories[old].timestamp
+                        and subject not in {s for s, _ in self.keys[new]}
+                        and self._same_names(old, new)
+                        and retold_value(body(memories[new].text), words, NEAR) is not None
+                    ):
+                        out.add((old, new))
+        return out
+
+    def _retells(self, old: str, new: str, values: frozenset[str], asked: set[str]) -> bool:
+        """Whether ``new`` names a value ``old`` gives with a change, and the value is one
+        of the asked slot: ``old`` names it in a sentence holding a word of the slot or telling
+        a change itself ("she's renting in Arles now"), or the sentences of ``new`` that retell
+        it hold a word of the slot (the query names no slot word: any value)."""
+        told = retold_value(self.memories[new].text, values)
+        if told is None:
+            return False
+        if self.need == 0 or _stems(told) & self.qterms:
+            return True
+        in_slot = {
+            w
+            for sentence in sentences(self.memories[old].text)
+            if _stems(sentence) & self.qterms or marks_change(sentence)
+            for w in value_words(sentence, asked)
+        }
+        return retold_value(self.memories[new].text, in_slot) is not None
+
+    def _same_names(self, a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` name the same of the query's names, or neither names any
+        (a twin team's note names its own team, not the asked one)."""
+        names = self.names
+        return not (names[a] or names[b]) or bool(names[a] & names[b])
+
+    def states(self, i: str) -> bool:
+        """Whether ``i`` states a value of the asked slot by more than closeness: the graph
+        holds a value of a single-valued relation for it, it holds a word of the slot, or it
+        tells a change (of the slot, or of a value an earlier statement gave). One of the
+        slot's words is enough here: the test keeps out notes on other things, not others'
+        phrasings of the slot."""
+        if self.keys[i] or self.terms[i]:
+            return True
+        return i in self.changed or i in self.retelling
 
     def same_slot(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` state values of one slot (see the module docstring)."""
@@ -319,6 +441,8 @@ class _Statements:
         if relevant and keys[a] & keys[b]:
             return True  # the graph says so: one subject, one single-valued relation
         if self.restates(a, b) or self.restates(b, a):
+            return True
+        if (a, b) in self.retold or (b, a) in self.retold:
             return True
         if {s for s, _ in keys[a]} & {s for s, _ in keys[b]}:
             # The graph says they are other slots of one subject ("Alice likes jazz", "Alice

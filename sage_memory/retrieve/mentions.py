@@ -54,15 +54,21 @@ class Mentions:
         return bool(self.holders)
 
 
+def body(text: str) -> str:
+    """``text`` without its speaker or title prefix ("Mo: ...", "Email from Rhona, subject
+    'update': ..."): who says or files a note is not what it is about."""
+    return _PREFIX.sub("", text, count=1)
+
+
 def phrases(text: str) -> list[str]:
     """The proper-name phrases of ``text`` (speaker or title prefix left out), in order.
 
     Leading stopwords are dropped ("The Beatles" -> "Beatles"); a phrase left with no word
     longer than two letters, or made of stopwords only ("I", "He", "Thanks"), is no name.
     """
-    body = _PREFIX.sub("", text, count=1)
+    said = body(text)
     out: list[str] = []
-    for m in _PHRASE.finditer(body):
+    for m in _PHRASE.finditer(said):
         words = [w.rstrip("'’-") for w in m.group(0).split()]
         while words and words[0].casefold() in QUERY_STOPWORDS:
             words = words[1:]
@@ -70,7 +76,7 @@ def phrases(text: str) -> list[str]:
             words = words[:-1]
         if not words:
             continue
-        if len(words) == 1 and _sentence_start(body, m.start()):
+        if len(words) == 1 and _sentence_start(said, m.start()):
             continue  # "Actually", "Every": capitalised because a sentence starts there
         if max(len(w) for w in words) < 3:
             continue

@@ -194,7 +194,8 @@ def _current_first(
     keeps its score and takes no part.
     """
     when = reference_time(ask.plan, ask.as_of, ask.now)
-    slots = read_slots(ask.store, ask.scope, chosen, single_valued)
+    named = bool(ask.plan.names)  # a subject's name is compared only with a name asked
+    slots = read_slots(ask.store, ask.scope, chosen, single_valued, names=named)
     pairs = [(m, by) for m, by in newer_values(slots, chosen, when) if m not in chosen]
     found = {
         m.id: m
@@ -205,7 +206,7 @@ def _current_first(
     if pairs:
         memories.update(found)
         vectors.update(ask.store.get_vectors(list(found)))
-        slots = read_slots(ask.store, ask.scope, [*chosen, *found], single_valued)
+        slots = read_slots(ask.store, ask.scope, [*chosen, *found], single_valued, names=named)
     # A memory brought in enters just below the one whose slot it updates, and stays only
     # when it then leads that slot.
     pairs = [(m, by) for m, by in pairs if by not in others]

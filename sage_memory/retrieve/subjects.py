@@ -183,10 +183,24 @@ def _same_kind(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if a[-1] == b[-1]:
         rest_a, rest_b = _tail_apart(a, b)
     elif a[0] == b[0] and a[1] != b[1]:
+        if abbreviates(a[1:], b[1:]) or abbreviates(b[1:], a[1:]):
+            return False  # "Elm GC" is "Elm Garden Club" said short, not a rival
         rest_a, rest_b = set(a[1:]), set(b[1:])
     else:
         return False
     return bool(rest_a) and bool(rest_b) and not rest_a & rest_b
+
+
+def abbreviates(short: Sequence[str], long: Sequence[str]) -> bool:
+    """Whether the one word ``short`` is ``long`` said by its initials, one letter per word:
+    "gc" for "garden club", "hq" for "head of quality" (a stopword may be left out: "of" has
+    no letter in "HQ")."""
+    letters = "".join(short)
+    if len(short) != 1 or len(letters) < 2 or len(long) < 2:
+        return False
+    full = "".join(w[0] for w in long)
+    bare = "".join(w[0] for w in long if w not in QUERY_STOPWORDS)
+    return letters in {full, bare}
 
 
 def _tail_apart(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[set[str], set[str]]:
