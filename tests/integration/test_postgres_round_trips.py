@@ -31,10 +31,12 @@ pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
 #: Round trips one search may make on the world below (a graph: names linked, the BFS and the
 #: walk, the turns around the best, the one-name hop, the concept links' three reads: the best
-#: hits' texts, the lexical index, the memories it finds): 17 now; 14 before the concept links,
-#: 18 before the reads a search makes at one step were batched (and one more inside the
-#: adjacency read).
-MAX_ROUND_TRIPS = 17
+#: hits' texts, the lexical index, the memories it finds; the candidates' own provenance, read
+#: so that their entity feature and rival subjects no longer walk each linked node's whole
+#: memory list, which grows with the store): 18 now; 17 before that provenance read, 14 before
+#: the concept links, 18 before the reads a search makes at one step were batched (and one
+#: more inside the adjacency read).
+MAX_ROUND_TRIPS = 18
 
 FACTS = (
     "Alice lives in Berlin",
