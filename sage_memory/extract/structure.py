@@ -1658,6 +1658,9 @@ def _whole_clause(arg: Arg, toks: list[Token]) -> bool:
     verb = next((k for k, t in enumerate(named) if t.pos in (VERB, AUX, MODAL, NEG)), None)
     if verb is None:
         return False
+    after = next((t for t in named[verb:] if t.pos != NEG), None)
+    if named[verb].pos == NEG and after is not None and after.tag in ("VBN", "VBG"):
+        return False  # a reduced clause with no finite verb ("migrations not run") names a state
     if named[verb].pos != VERB:
         return True
     return any(t.pos in (NOUN, PROPN, CODE, "PRON", VERB, ADJ) for t in named[verb + 1 :])

@@ -171,7 +171,9 @@ def test_diagnosis_chain_causes_fixes_precondition_in_order(
         assert before(steps, "migrations not run", "python manage.py migrate")
         assert "models out of sync with the database" in steps
         assert "Meta options of the User model" in steps
-        assert before(steps, "python manage.py migrate", "database server running")
+        # "depends on the database server running": what it relies on is the server
+        # (docs/relations.md, DEPENDS_ON: "A relies on B being in place or working")
+        assert before(steps, "python manage.py migrate", "database server")
 
 
 # -- 5. knowledge plus experience -------------------------------------------------------------

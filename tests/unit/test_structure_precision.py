@@ -148,3 +148,11 @@ def test_the_verb_closing_an_until_clause_is_no_part_of_its_subject_name() -> No
     assert ("kiln install", "BLOCKED_BY", "school holiday", False) in edges(
         "The kiln install waits until the school holidays."
     )
+
+
+@needs_parser
+def test_a_reduced_clause_with_a_negated_participle_names_a_cause() -> None:
+    # no finite verb ("workers not started"): a state named as a thing, not a whole clause
+    assert ("workers not started", "CAUSES", "502 error", False) in edges(
+        "A 502 error can be caused by workers not started or by a full queue."
+    )
