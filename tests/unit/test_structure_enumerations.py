@@ -1,0 +1,20 @@
+"""Enumerations: a count and a kind noun before a colon, then the list of what is counted
+(sentences written for these tests, in our own words)."""
+
+from __future__ import annotations
+
+from tests.unit.test_structure_extractor import edges
+
+
+def test_jobs_left_after_a_count_are_the_projects_tasks() -> None:
+    found = edges("The bathroom refit has two jobs left: sand the floor and seal the bath.")
+    assert ("bathroom refit", "CONTAINS_TASK", "sand the floor", False) in found
+    assert ("bathroom refit", "CONTAINS_TASK", "seal the bath", False) in found
+
+
+def test_things_a_project_covers_after_a_colon_are_its_tasks() -> None:
+    found = edges(
+        "The relaunch covers three things: redo the logo, test the forms and book the shoot."
+    )
+    tasks = {d for s, r, d, _ in found if s == "relaunch" and r == "CONTAINS_TASK"}
+    assert {"redo the logo", "test the forms", "book the shoot"} <= tasks
