@@ -396,6 +396,25 @@ class Matcher:
         named = self.reader._np(toks, j + 1, k)
         return [*args[:-1], named] if named.name else args
 
+    def _counted_names(self, m: Match, toks: list[Token], args: list[Arg]) -> list[Arg]:
+        """ "two cats, Miso and Tofu", "both vans: Big Red and Old Blue": a counted plural
+        noun phrase with the list of proper names it counts in apposition after it stands for
+        those named things, each of that kind (appositives of naming, Quirk et al. 17.65-17.80,
+        with a coordinated appositive)."""
+        if len(args) < 3:
+            return args
+        kind, names = args[0], args[1:]
+        if kind.kind != NP or kind.proper or kind.code or kind.end >= len(toks):
+            return args
+        counted = toks[kind.start].pos == NUM or toks[kind.start].lower == "both"
+        if not counted or toks[kind.end].lower not in (",", ":"):
+            return args
+        if toks[kind.end - 1].tag != "NNS" or not all(n.kind == NP and n.proper for n in names):
+            return args
+        if kind.words[-1:] and kind.words[-1] not in self.lex.words("person_nouns"):
+            m.named_kinds.extend((n, kind) for n in names)  # (kin are no kind of thing)
+        return names
+
     def _passive_step(self, toks: list[Token], arg: Arg, e: int) -> Arg:
         """ "once the contract is signed": the step is the act done to the noun phrase the
         argument was cut to (sign the contract), when a passive follows it."""
@@ -504,6 +523,7 @@ class Matcher:
             if not args:
                 return False
             args = self._named_in_apposition(toks, args, e)
+            args = self._counted_names(m, toks, args)
             if "tool_target" in m.phrase.flags and args[0].kind == NP:
                 # "with a pump and fix the tyre": a coordinated predicate, not a second tool
                 args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]

@@ -18,3 +18,11 @@ def test_things_a_project_covers_after_a_colon_are_its_tasks() -> None:
     )
     tasks = {d for s, r, d, _ in found if s == "relaunch" and r == "CONTAINS_TASK"}
     assert {"redo the logo", "test the forms", "book the shoot"} <= tasks
+
+
+def test_names_listed_after_a_counted_kind_are_each_of_that_kind() -> None:
+    found = edges("Tomas has two ferrets, Biscuit and Waffle.")
+    assert ("biscuit", "IS_A", "ferret", False) in found
+    assert ("waffle", "IS_A", "ferret", False) in found
+    owned = {d for s, r, d, _ in found if s == "tomas" and r == "OWNS"}
+    assert owned == {"biscuit", "waffle"}  # the names, not the kind, are what he has
