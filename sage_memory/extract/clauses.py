@@ -404,16 +404,34 @@ class Matcher:
         if len(args) < 3:
             return args
         kind, names = args[0], args[1:]
-        if kind.kind != NP or kind.proper or kind.code or kind.end >= len(toks):
+        if not _counted_kind(toks, kind) or toks[kind.end].lower not in (",", ":"):
             return args
-        counted = toks[kind.start].pos == NUM or toks[kind.start].lower == "both"
-        if not counted or toks[kind.end].lower not in (",", ":"):
-            return args
-        if toks[kind.end - 1].tag != "NNS" or not all(n.kind == NP and n.proper for n in names):
-            return args
+        if not all(n.kind == NP and n.proper for n in names):
+            # "three packages: numpy, scipy and pandas": after a colon the list is what is
+            # counted even when its items are no names
+            return names if toks[kind.end].lower == ":" else args
         if kind.words[-1:] and kind.words[-1] not in self.lex.words("person_nouns"):
             m.named_kinds.extend((n, kind) for n in names)  # (kin are no kind of thing)
         return names
+
+    def _short_items(self, toks: list[Token], s: int, e: int) -> list[Arg]:
+        """The items of a list of short names ("react, zustand and date-fns") read each as a
+        noun phrase: names of things the tagger may take for verbs; none when an item is
+        longer than a name or opens with a determiner (then it is no list of names)."""
+        items: list[Arg] = []
+        start = s
+        for k in range(s, e + 1):
+            if k < e and toks[k].lower not in (",", "and", "or", ".", ";", "!"):
+                continue
+            if k > start:
+                if k - start > 3 or toks[start].pos == "DET":
+                    return []
+                item = self.reader._np(toks, start, k)
+                if not item.name:
+                    return []
+                items.append(item)
+            start = k + 1
+        return items
 
     def _passive_step(self, toks: list[Token], arg: Arg, e: int) -> Arg:
         """ "once the contract is signed": the step is the act done to the noun phrase the
@@ -523,6 +541,16 @@ class Matcher:
             if not args:
                 return False
             args = self._named_in_apposition(toks, args, e)
+            last_arg = args[-1]
+            if _counted_kind(toks, last_arg) and toks[last_arg.end].lower == ":":
+                # "depends on three packages: A, B and C": the list after the colon is read
+                # on (the reader stops at the colon) and stands for the counted kind
+                # (short items are names of the kind, even those the tagger took for verbs)
+                listed = self._short_items(toks, last_arg.end + 1, e) or self.reader.after(
+                    toks, last_arg.end + 1, e, clause_ok=clause_ok, task_ok=task_ok
+                )
+                if len(listed) >= 2:
+                    args = [*args, *listed]
             args = self._counted_names(m, toks, args)
             if "tool_target" in m.phrase.flags and args[0].kind == NP:
                 # "with a pump and fix the tyre": a coordinated predicate, not a second tool
@@ -591,6 +619,15 @@ def _past_measure(toks: list[Token], s: int, e: int) -> int:
         if k + 2 < e and toks[k].pos in (NOUN, PROPN) and toks[k + 1].lower == "of":
             return k + 2
     return s
+
+
+def _counted_kind(toks: list[Token], arg: Arg) -> bool:
+    """A common plural noun phrase opened by a count ("two cats", "both vans") that a list
+    may follow."""
+    if arg.kind != NP or arg.proper or arg.code or arg.end >= len(toks):
+        return False
+    counted = toks[arg.start].pos == NUM or toks[arg.start].lower == "both"
+    return counted and toks[arg.end - 1].tag == "NNS"
 
 
 def _name_end(toks: list[Token], j: int) -> int:

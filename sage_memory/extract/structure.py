@@ -938,6 +938,8 @@ class _Reading:
         for x in a + b:
             if x.end - x.start != 1 or x.kind == PRONOUN:
                 continue
+            if x.kind == NP and x.start and toks[x.start - 1].lower == ":":
+                continue  # "three packages: react, ...": an item the colon lists is a name
             t = toks[x.start]
             if t.pos != VERB or t.inflected == "ing" or t.head < 0:
                 continue

@@ -26,3 +26,12 @@ def test_names_listed_after_a_counted_kind_are_each_of_that_kind() -> None:
     assert ("waffle", "IS_A", "ferret", False) in found
     owned = {d for s, r, d, _ in found if s == "tomas" and r == "OWNS"}
     assert owned == {"biscuit", "waffle"}  # the names, not the kind, are what he has
+
+
+def test_the_items_after_a_counted_kind_and_a_colon_are_the_objects() -> None:
+    found = edges("The scraper depends on three modules: lxml, tqdm and httpx.")
+    targets = {d for s, r, d, _ in found if s == "scraper" and r == "DEPENDS_ON"}
+    assert targets == {"lxml", "tqdm", "httpx"}  # the listed modules, not "module"
+    owned = edges("Priya has two goats: Clover and Juniper.")
+    assert ("clover", "IS_A", "goat", False) in owned
+    assert ("priya", "OWNS", "juniper", False) in owned
