@@ -1180,6 +1180,8 @@ class _Reading:
             and toks[last - 1].pos == VERB
         ):
             return False  # "until the loan clears, we ...": a verb's object is not past a comma
+        if "example_list" in m.phrase.flags and not self._examples_of_kind(m, toks, a, b):
+            return False
         if "verbless" not in m.phrase.flags:
             return True
         lo, hi = min(m.literals), max(m.literals) + 1
@@ -1191,6 +1193,19 @@ class _Reading:
         if first.tag == "VBD" or (first.pos == VERB and first.inflected in ("s", "ing")):
             return False
         return not any(self._person_like(x) for x in a)
+
+    @staticmethod
+    def _examples_of_kind(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "Languages like Rust and Zig give you ...": "like" is the preposition of examples
+        only when a plural common noun (the kind) stands right before it and the sentence's
+        own verb follows the examples; "cats like fish" is the verb of liking."""
+        lo = min(m.literals)
+        if lo == 0 or toks[lo - 1].tag != "NNS" or not a or not b:
+            return False
+        end = max(x.end for x in a)
+        return end < len(toks) and (
+            toks[end].pos in (AUX, MODAL) or (toks[end].pos == VERB and toks[end].tag != "VBG")
+        )
 
     def _fits_parts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         f = m.phrase.flags

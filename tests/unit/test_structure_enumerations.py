@@ -35,3 +35,15 @@ def test_the_items_after_a_counted_kind_and_a_colon_are_the_objects() -> None:
     owned = edges("Priya has two goats: Clover and Juniper.")
     assert ("clover", "IS_A", "goat", False) in owned
     assert ("priya", "OWNS", "juniper", False) in owned
+
+
+def test_examples_after_a_plural_kind_and_like_are_of_that_kind() -> None:
+    found = edges("Pulses like lentils and chickpeas are cheap protein.")
+    assert ("lentil", "IS_A", "pulse", False) in found
+    assert ("chickpea", "IS_A", "pulse", False) in found
+
+
+def test_like_as_the_verb_of_liking_gives_no_kind() -> None:
+    found = edges("My kids like pancakes and waffles on Sundays.")
+    assert not {e for e in found if e[1] == "IS_A"}
+    assert ("kid", "PREFERS", "pancake", False) in found
