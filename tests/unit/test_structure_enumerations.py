@@ -47,3 +47,10 @@ def test_like_as_the_verb_of_liking_gives_no_kind() -> None:
     found = edges("My kids like pancakes and waffles on Sundays.")
     assert not {e for e in found if e[1] == "IS_A"}
     assert ("kid", "PREFERS", "pancake", False) in found
+
+
+def test_one_of_a_counted_set_of_a_whole_is_part_of_it() -> None:
+    found = edges("The north stand is one of the four stands of the stadium.")
+    assert ("north stand", "PART_OF", "stadium", False) in found
+    kin = edges("Lena is one of the two daughters of the baker.")
+    assert not {e for e in kin if e[1] in ("PART_OF", "MEMBER_OF")}  # a person is no part
