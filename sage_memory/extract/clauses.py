@@ -26,6 +26,7 @@ from sage_memory.extract.word import (
     NOUN,
     NUM,
     PART,
+    PREP,
     PROPN,
     PUNCT,
     VERB,
@@ -414,6 +415,23 @@ class Matcher:
             m.named_kinds.extend((n, kind) for n in names)  # (kin are no kind of thing)
         return names
 
+    def _likened(self, toks: list[Token], args: list[Arg], e: int) -> list[Arg]:
+        """ "Gouda, like Edam, is a Dutch cheese": a parenthetical "like Y" after the subject
+        says the predicate holds of Y as well (a comparison clause reduced to its subject,
+        Quirk et al. 15.51); Y is a second subject."""
+        if len(args) != 1 or args[0].kind != NP:
+            return []
+        j = args[0].end
+        if j + 3 >= e or toks[j].lower != "," or toks[j + 1].lower != "like":
+            return []
+        if toks[j + 1].pos != PREP:
+            return []
+        close = next((k for k in range(j + 2, e) if toks[k].lower == ","), None)
+        if close is None or close + 1 != e or close - j - 2 > 4:
+            return []
+        likened = self.reader._np(toks, j + 2, close)
+        return [likened] if likened.name else []
+
     def _short_items(self, toks: list[Token], s: int, e: int) -> list[Arg]:
         """The items of a list of short names ("react, zustand and date-fns") read each as a
         noun phrase: names of things the tagger may take for verbs; none when an item is
@@ -532,6 +550,7 @@ class Matcher:
             lead = s == 0 and not any(k < s for k in m.literals)
             if lead:
                 args = self.reader.before(toks, s, e, clause_ok=clause_ok)
+                args = [*args, *self._likened(toks, args, e)]
             else:
                 # "is not a bear": the negation is the clause's, not part of the argument
                 while s < e - 1 and toks[s].pos == NEG and toks[s + 1].pos not in (VERB, AUX):

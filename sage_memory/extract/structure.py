@@ -832,6 +832,7 @@ class _Reading:
             self._not_almost,
             self._active_is_not_passive,
             self._usage_is_usage,
+            self._liking_is_a_verb,
         )
 
     def _usage_is_usage(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
@@ -862,6 +863,17 @@ class _Reading:
             and before_prep.pos == "PRON"
             and before_prep.lower not in self.lex.words("speaker")
             and before_prep.lower not in self.lex.words("thing_pronouns")
+        )
+
+    @staticmethod
+    def _liking_is_a_verb(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "Gouda, like Edam, is ...": "like" set off by a comma and tagged a preposition
+        compares, it states no liking."""
+        if m.phrase.relation not in ("PREFERS", "DISLIKES"):
+            return True
+        return not any(
+            toks[k].lower == "like" and toks[k].pos == PREP and k and toks[k - 1].lower == ","
+            for k in m.literals
         )
 
     @staticmethod

@@ -54,3 +54,10 @@ def test_one_of_a_counted_set_of_a_whole_is_part_of_it() -> None:
     assert ("north stand", "PART_OF", "stadium", False) in found
     kin = edges("Lena is one of the two daughters of the baker.")
     assert not {e for e in kin if e[1] in ("PART_OF", "MEMBER_OF")}  # a person is no part
+
+
+def test_a_likened_subject_shares_the_predicate_and_is_not_liked() -> None:
+    found = edges("Rye, like spelt, is a grain.")
+    assert ("spelt", "IS_A", "grain", False) in found
+    assert ("rye", "IS_A", "grain", False) in found
+    assert not {e for e in found if e[1] == "PREFERS"}
