@@ -61,3 +61,11 @@ def test_a_likened_subject_shares_the_predicate_and_is_not_liked() -> None:
     assert ("spelt", "IS_A", "grain", False) in found
     assert ("rye", "IS_A", "grain", False) in found
     assert not {e for e in found if e[1] == "PREFERS"}
+
+
+def test_a_list_announced_by_a_counted_heading_needs_no_and() -> None:
+    found = edges(
+        "The loft conversion has three tasks left: fit the window, sand the floor, paint the walls."
+    )
+    tasks = {d for s, r, d, _ in found if s == "loft conversion" and r == "CONTAINS_TASK"}
+    assert tasks == {"fit the window", "sand the floor", "paint the walls"}
