@@ -215,6 +215,13 @@ class ArgReader(PhraseReader):
         k = s
         while k < e and toks[k].pos in (PUNCT,) and toks[k].lower not in ('"',):
             k += 1
+        # "three tasks left: A, B, C": a list a plural heading announces with a colon needs
+        # no conjunction before its last item
+        announced = (
+            k >= 2
+            and toks[k - 1].lower == ":"
+            and any(toks[j].tag == "NNS" for j in range(max(k - 3, 0), k - 1))
+        )
         while k < e and toks[k].pos == ADV and toks[k].lower not in ("not",):
             k += 1
         while k < e and len(out) < 8:
@@ -223,13 +230,15 @@ class ArgReader(PhraseReader):
                 break
             out.append(arg)
             k = arg.end
-            nxt = self._coordination(toks, k, e, arg)
+            nxt = self._coordination(toks, k, e, arg, announced=announced)
             if nxt is None:
                 break
             k = nxt
         return out
 
-    def _coordination(self, toks: list[Token], k: int, e: int, prev: Arg) -> int | None:
+    def _coordination(
+        self, toks: list[Token], k: int, e: int, prev: Arg, *, announced: bool = False
+    ) -> int | None:
         """Where the next coordinated argument starts, or None when the list ends."""
         j = _past_aside(toks, k, e)
         comma = j < e and toks[j].lower == ","
@@ -243,6 +252,7 @@ class ArgReader(PhraseReader):
         if (
             comma
             and not conj
+            and not announced
             and not any(toks[m].lower in ("and", "or", "&", "nor") for m in range(j, e))
         ):
             return None  # "a TV, by choice", "the API, fyi": an aside, not a list item

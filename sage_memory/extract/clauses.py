@@ -26,6 +26,7 @@ from sage_memory.extract.word import (
     NOUN,
     NUM,
     PART,
+    PREP,
     PROPN,
     PUNCT,
     VERB,
@@ -396,6 +397,60 @@ class Matcher:
         named = self.reader._np(toks, j + 1, k)
         return [*args[:-1], named] if named.name else args
 
+    def _counted_names(self, m: Match, toks: list[Token], args: list[Arg]) -> list[Arg]:
+        """ "two cats, Miso and Tofu", "both vans: Big Red and Old Blue": a counted plural
+        noun phrase with the list of proper names it counts in apposition after it stands for
+        those named things, each of that kind (appositives of naming, Quirk et al. 17.65-17.80,
+        with a coordinated appositive)."""
+        if len(args) < 3:
+            return args
+        kind, names = args[0], args[1:]
+        if not _counted_kind(toks, kind) or toks[kind.end].lower not in (",", ":"):
+            return args
+        if not all(n.kind == NP and n.proper for n in names):
+            # "three packages: numpy, scipy and pandas": after a colon the list is what is
+            # counted even when its items are no names
+            return names if toks[kind.end].lower == ":" else args
+        if kind.words[-1:] and kind.words[-1] not in self.lex.words("person_nouns"):
+            m.named_kinds.extend((n, kind) for n in names)  # (kin are no kind of thing)
+        return names
+
+    def _likened(self, toks: list[Token], args: list[Arg], e: int) -> list[Arg]:
+        """ "Gouda, like Edam, is a Dutch cheese": a parenthetical "like Y" after the subject
+        says the predicate holds of Y as well (a comparison clause reduced to its subject,
+        Quirk et al. 15.51); Y is a second subject."""
+        if len(args) != 1 or args[0].kind != NP:
+            return []
+        j = args[0].end
+        if j + 3 >= e or toks[j].lower != "," or toks[j + 1].lower != "like":
+            return []
+        if toks[j + 1].pos != PREP:
+            return []
+        close = next((k for k in range(j + 2, e) if toks[k].lower == ","), None)
+        if close is None or close + 1 != e or close - j - 2 > 4:
+            return []
+        likened = self.reader._np(toks, j + 2, close)
+        return [likened] if likened.name else []
+
+    def _short_items(self, toks: list[Token], s: int, e: int) -> list[Arg]:
+        """The items of a list of short names ("react, zustand and date-fns") read each as a
+        noun phrase: names of things the tagger may take for verbs; none when an item is
+        longer than a name or opens with a determiner (then it is no list of names)."""
+        items: list[Arg] = []
+        start = s
+        for k in range(s, e + 1):
+            if k < e and toks[k].lower not in (",", "and", "or", ".", ";", "!"):
+                continue
+            if k > start:
+                if k - start > 3 or toks[start].pos == "DET":
+                    return []
+                item = self.reader._np(toks, start, k)
+                if not item.name:
+                    return []
+                items.append(item)
+            start = k + 1
+        return items
+
     def _passive_step(self, toks: list[Token], arg: Arg, e: int) -> Arg:
         """ "once the contract is signed": the step is the act done to the noun phrase the
         argument was cut to (sign the contract), when a passive follows it."""
@@ -495,6 +550,7 @@ class Matcher:
             lead = s == 0 and not any(k < s for k in m.literals)
             if lead:
                 args = self.reader.before(toks, s, e, clause_ok=clause_ok)
+                args = [*args, *self._likened(toks, args, e)]
             else:
                 # "is not a bear": the negation is the clause's, not part of the argument
                 while s < e - 1 and toks[s].pos == NEG and toks[s + 1].pos not in (VERB, AUX):
@@ -504,6 +560,17 @@ class Matcher:
             if not args:
                 return False
             args = self._named_in_apposition(toks, args, e)
+            last_arg = args[-1]
+            if _counted_kind(toks, last_arg) and toks[last_arg.end].lower == ":":
+                # "depends on three packages: A, B and C": the list after the colon is read
+                # on (the reader stops at the colon) and stands for the counted kind
+                # (short items are names of the kind, even those the tagger took for verbs)
+                listed = self._short_items(toks, last_arg.end + 1, e) or self.reader.after(
+                    toks, last_arg.end + 1, e, clause_ok=clause_ok, task_ok=task_ok
+                )
+                if len(listed) >= 2:
+                    args = [*args, *listed]
+            args = self._counted_names(m, toks, args)
             if "tool_target" in m.phrase.flags and args[0].kind == NP:
                 # "with a pump and fix the tyre": a coordinated predicate, not a second tool
                 args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]
@@ -571,6 +638,15 @@ def _past_measure(toks: list[Token], s: int, e: int) -> int:
         if k + 2 < e and toks[k].pos in (NOUN, PROPN) and toks[k + 1].lower == "of":
             return k + 2
     return s
+
+
+def _counted_kind(toks: list[Token], arg: Arg) -> bool:
+    """A common plural noun phrase opened by a count ("two cats", "both vans") that a list
+    may follow."""
+    if arg.kind != NP or arg.proper or arg.code or arg.end >= len(toks):
+        return False
+    counted = toks[arg.start].pos == NUM or toks[arg.start].lower == "both"
+    return counted and toks[arg.end - 1].tag == "NNS"
 
 
 def _name_end(toks: list[Token], j: int) -> int:

@@ -832,6 +832,7 @@ class _Reading:
             self._not_almost,
             self._active_is_not_passive,
             self._usage_is_usage,
+            self._liking_is_a_verb,
         )
 
     def _usage_is_usage(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
@@ -862,6 +863,17 @@ class _Reading:
             and before_prep.pos == "PRON"
             and before_prep.lower not in self.lex.words("speaker")
             and before_prep.lower not in self.lex.words("thing_pronouns")
+        )
+
+    @staticmethod
+    def _liking_is_a_verb(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "Gouda, like Edam, is ...": "like" set off by a comma and tagged a preposition
+        compares, it states no liking."""
+        if m.phrase.relation not in ("PREFERS", "DISLIKES"):
+            return True
+        return not any(
+            toks[k].lower == "like" and toks[k].pos == PREP and k and toks[k - 1].lower == ","
+            for k in m.literals
         )
 
     @staticmethod
@@ -938,6 +950,8 @@ class _Reading:
         for x in a + b:
             if x.end - x.start != 1 or x.kind == PRONOUN:
                 continue
+            if x.kind == NP and x.start and toks[x.start - 1].lower == ":":
+                continue  # "three packages: react, ...": an item the colon lists is a name
             t = toks[x.start]
             if t.pos != VERB or t.inflected == "ing" or t.head < 0:
                 continue
@@ -1178,6 +1192,8 @@ class _Reading:
             and toks[last - 1].pos == VERB
         ):
             return False  # "until the loan clears, we ...": a verb's object is not past a comma
+        if "example_list" in m.phrase.flags and not self._examples_of_kind(m, toks, a, b):
+            return False
         if "verbless" not in m.phrase.flags:
             return True
         lo, hi = min(m.literals), max(m.literals) + 1
@@ -1189,6 +1205,19 @@ class _Reading:
         if first.tag == "VBD" or (first.pos == VERB and first.inflected in ("s", "ing")):
             return False
         return not any(self._person_like(x) for x in a)
+
+    @staticmethod
+    def _examples_of_kind(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "Languages like Rust and Zig give you ...": "like" is the preposition of examples
+        only when a plural common noun (the kind) stands right before it and the sentence's
+        own verb follows the examples; "cats like fish" is the verb of liking."""
+        lo = min(m.literals)
+        if lo == 0 or toks[lo - 1].tag != "NNS" or not a or not b:
+            return False
+        end = max(x.end for x in a)
+        return end < len(toks) and (
+            toks[end].pos in (AUX, MODAL) or (toks[end].pos == VERB and toks[end].tag != "VBG")
+        )
 
     def _fits_parts(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         f = m.phrase.flags
