@@ -100,7 +100,12 @@ def parse_time(value: str | None) -> datetime | None:
 def load_worlds(folder: Path = WORLDS) -> list[dict[str, Any]]:
     worlds: list[dict[str, Any]] = []
     for path in sorted(folder.glob("*.json")):
-        worlds.extend(json.loads(path.read_text()))
+        items = json.loads(path.read_text())
+        # a set may keep other JSON beside its worlds (a writer's list of names): only
+        # world objects count
+        worlds.extend(
+            w for w in items if isinstance(w, dict) and "memories" in w and "questions" in w
+        )
     return worlds
 
 
