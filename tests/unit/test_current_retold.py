@@ -3,28 +3,11 @@ even when it holds none of the query's words; a short name ("Elmstead GC") is th
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-import numpy as np
-
 from sage_memory.retrieve.change import retold_value, value_words
 from sage_memory.retrieve.current import current_first
 from sage_memory.retrieve.query import analyze
 from sage_memory.retrieve.subjects import abbreviates, names_rival
-from sage_memory.types import Memory, Scope
-
-NOW = datetime(2026, 12, 1, tzinfo=UTC)
-SCOPE = Scope(user_id="u")
-
-
-def _memory(mid: str, text: str, day: int) -> Memory:
-    when = datetime(2026, 3, day, tzinfo=UTC)
-    return Memory(mid, text, SCOPE, when, when, when)
-
-
-def _unit(*xs: float) -> np.ndarray:
-    v = np.array(xs, dtype=np.float32)
-    return v / np.linalg.norm(v)
+from tests.unit.test_current_change import NOW, _memory, _unit
 
 
 def test_the_values_a_statement_gives_and_a_later_note_that_retells_one() -> None:
