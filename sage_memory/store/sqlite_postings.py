@@ -217,6 +217,12 @@ _POSTINGS_OF = (
     " JOIN lexical_docs d ON d.kind = ? AND d.doc = p.doc"
     " WHERE p.part = ? AND p.term = ?"
 )
+#: The rows of some terms (``{terms}``) in some documents (``{docs}``).
+_POSTINGS_IN = (
+    "SELECT p.term, p.tf, d.length, p.doc FROM lexical_postings p"
+    " JOIN lexical_docs d ON d.kind = ? AND d.doc = p.doc"
+    " WHERE p.part = ? AND p.term IN ({terms}) AND p.doc IN ({docs})"
+)
 
 
 def _read_postings(
@@ -249,6 +255,7 @@ def _read_postings(
     if not common:
         return rows, df
     rare_docs = sorted({r[3] for r in rows})
+    have: set[tuple[int, int]] = set()  # (term, document) of the common terms' rows read
     for k, newest in common.items():
         first = memo.get(("f", part, k))
         if first is None:
@@ -259,14 +266,21 @@ def _read_postings(
             memo.put(("f", part, k), first)
         df[k] = lexical.estimated_df(len(newest), newest[0][3], newest[-1][3], first)
         rows += newest
-        have = {r[3] for r in newest}
-        todo = [d for d in rare_docs if d not in have]
-        for start in range(0, len(todo), 500):
-            chunk = todo[start : start + 500]
-            rows += db.execute(
-                _POSTINGS_OF + f" AND p.doc IN ({','.join('?' * len(chunk))})",
-                (kind, part, k, *chunk),
+        have.update((k, r[3]) for r in newest)
+    # The rarer terms' documents, looked up under every common term in one statement (a
+    # term's rows may come in any order: each document has one row per term, and the scores
+    # add a document's rows in query order, see lexical.bm25_rows).
+    terms = ",".join("?" * len(common))
+    for start in range(0, len(rare_docs), 500):
+        chunk = rare_docs[start : start + 500]
+        rows += [
+            r
+            for r in db.execute(
+                _POSTINGS_IN.format(terms=terms, docs=",".join("?" * len(chunk))),
+                (kind, part, *common, *chunk),
             ).fetchall()
+            if (r[0], r[3]) not in have
+        ]
     return rows, df
 
 
