@@ -90,20 +90,34 @@ def stamp() -> dict[str, str]:
     return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "commit": git_commit()}
 
 
-class CachedMiniLM:
-    """The offline MiniLM embedder with document vectors cached on disk; queries run live."""
+def embedder_signature(embedder: Any) -> str:
+    """What an embedder's vectors depend on besides the texts: its own ``signature()`` (MiniLM:
+    model, weights digest, backend and its version), else its class and repr."""
+    sign = getattr(embedder, "signature", None)
+    if callable(sign):
+        return str(sign())
+    return f"{type(embedder).__module__}.{type(embedder).__qualname__}:{embedder!r}"
 
-    def __init__(self) -> None:
+
+class CachedMiniLM:
+    """The offline MiniLM embedder (or ``inner``) with document vectors cached on disk, keyed
+    by the texts and the embedder's signature (a changed model, weights or backend build
+    never reads the vectors of another); queries run live."""
+
+    def __init__(self, inner: Any = None, cache: Path | None = None) -> None:
         from sage_memory.embed.minilm import default_embedder
 
-        self.inner = default_embedder()
+        self.inner = inner if inner is not None else default_embedder()
         self.name = self.inner.name
         self.dim = self.inner.dim
+        self.signature = embedder_signature(self.inner)
+        self._cache = cache if cache is not None else CACHE
         self._mem: dict[str, np.ndarray] = {}
 
     def _file(self, texts: Sequence[str]) -> Path:
-        digest = hashlib.sha256("\x1e".join(texts).encode()).hexdigest()[:24]
-        return CACHE / f"minilm-{digest}.npy"
+        keyed = "\x1d".join([self.signature, "\x1e".join(texts)])
+        digest = hashlib.sha256(keyed.encode()).hexdigest()[:24]
+        return self._cache / f"minilm-{digest}.npy"
 
     def warm(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for a whole corpus, from the cache file or computed and saved."""
@@ -112,7 +126,7 @@ class CachedMiniLM:
             vecs: np.ndarray = np.load(path)
         else:
             vecs = self.inner.embed(list(texts)).astype(np.float32)
-            CACHE.mkdir(parents=True, exist_ok=True)
+            self._cache.mkdir(parents=True, exist_ok=True)
             np.save(path, vecs)
         self._mem.update(zip(texts, vecs, strict=True))
         return vecs

@@ -712,6 +712,24 @@ class MiniLMEmbedder:
         vector: Vector = self._encode(ids, lengths)[0]
         return vector
 
+    def signature(self) -> str:
+        """What its vectors depend on besides the texts: the model, the SHA-256 of its weights
+        and the backend that runs them (onnxruntime's version and the graph's, or numpy's).
+        The backends agree to cosine 0.99999, not to the bit: a cache of vectors keyed by this
+        never serves one build's vectors to another. Starts the backend if it has not run."""
+        from sage_memory.embed.minilm_onnx import GRAPH_VERSION, weights_digest
+
+        weights = weights_digest(
+            self._model_path() / "model.safetensors", self._resolved_cache_dir()
+        )
+        if self._onnx() is not None:
+            import onnxruntime
+
+            backend = f"onnxruntime-{onnxruntime.__version__}-graph{GRAPH_VERSION}"
+        else:
+            backend = f"numpy-{np.__version__}"
+        return f"{_MODEL_NAME}/{weights[:16]}/{backend}"
+
     def __repr__(self) -> str:
         where = str(self._path) if self._path is not None else _WEIGHTS_MODULE
         return f"MiniLMEmbedder(model={_MODEL_NAME!r}, weights={where!r})"

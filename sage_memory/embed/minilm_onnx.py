@@ -74,17 +74,19 @@ def _write_atomic(path: Path, data: proto.Parts) -> None:
         raise
 
 
-def weights_digest(weights: Path, cache_dir: Path) -> str:
-    """SHA-256 of the weights file, remembered in the cache by (path, size, mtime).
+def weights_digest(weights: Path, cache_dir: Path | None) -> str:
+    """SHA-256 of the weights file, remembered in the cache by (path, size, mtime) (``None``:
+    no cache, hashed each time).
 
     Hashing 90 MB costs a tenth of a second; a process start should not pay it every time.
     """
     st = weights.stat()
     real = str(weights.resolve())
     stamp = f"{real}|{st.st_size}|{st.st_mtime_ns}"
-    memo = cache_dir / f"weights-{hashlib.blake2b(real.encode(), digest_size=8).hexdigest()}.json"
+    name = f"weights-{hashlib.blake2b(real.encode(), digest_size=8).hexdigest()}.json"
+    memo = None if cache_dir is None else cache_dir / name
     try:
-        known = json.loads(memo.read_text(encoding="utf-8"))
+        known = json.loads(memo.read_text(encoding="utf-8")) if memo is not None else None
         if isinstance(known, dict) and known.get("stamp") == stamp:
             return str(known["sha256"])
     except (OSError, ValueError, KeyError):
@@ -94,8 +96,9 @@ def weights_digest(weights: Path, cache_dir: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     hexdigest = digest.hexdigest()
-    with contextlib.suppress(OSError):  # the cache is an optimisation only
-        _write_atomic(memo, [json.dumps({"stamp": stamp, "sha256": hexdigest}).encode()])
+    if memo is not None:
+        with contextlib.suppress(OSError):  # the cache is an optimisation only
+            _write_atomic(memo, [json.dumps({"stamp": stamp, "sha256": hexdigest}).encode()])
     return hexdigest
 
 

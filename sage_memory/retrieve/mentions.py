@@ -95,7 +95,12 @@ def key(phrase: str) -> str:
 
 def holds(text: str, phrase_key: str) -> bool:
     """Whether ``text`` names the phrase (as whole words, case-insensitively)."""
-    return f" {phrase_key} " in f" {' '.join(word_tokens(text))} "
+    return f" {phrase_key} " in _spaced(text)
+
+
+def _spaced(text: str) -> str:
+    """``text``'s words, lower-cased, each between spaces: what :func:`holds` looks in."""
+    return f" {' '.join(word_tokens(text))} "
 
 
 def mention_links(
@@ -137,8 +142,10 @@ def mention_links(
     texts.update(
         (m.id, m.text) for m in store.get_memories(scope, [i for i in ids if i not in texts])
     )
+    # Each text's words once, not once per phrase looked for in it.
+    spaced = {i: _spaced(texts[i]) for i in ids if i in texts}
     for k in chosen:
-        holders = [i for i in ids if i in texts and holds(texts[i], k)]
+        holders = [i for i in ids if i in spaced and f" {k} " in spaced[i]]
         if 2 <= len(holders) <= MAX_HOLDERS:
             out.holders[k] = holders
             for i in holders:

@@ -74,6 +74,11 @@ def push_ppr(
     residual = out.residual
     residual.update({s: v / total for s, v in seeds.items() if v > 0})
     links: dict[str, Sequence[tuple[str, float]]] = {}
+    # Per node read, computed once (a node is pushed again and again, and its neighbours are
+    # tested after every push that reaches them): its links' summed weight, and the residual
+    # it needs to be pushed, eps per link (eps alone for a node not read yet).
+    spreads: dict[str, float] = {}
+    bars: dict[str, float] = {}
     queue = list(residual)
     queued = set(queue)
     while queue and out.pushes < max_pushes:
@@ -84,18 +89,21 @@ def push_ppr(
         if unread and room > 0:
             got = neighbours(unread[:room])
             for u in unread[:room]:
-                links[u] = [(v, w) for v, w in got.get(u, ()) if w > 0 and v != u]
+                kept = [(v, w) for v, w in got.get(u, ()) if w > 0 and v != u]
+                links[u] = kept
+                spreads[u] = sum(w for _, w in kept)
+                bars[u] = eps * max(1, len(kept))
                 out.read.add(u)
         for u in step:
-            ru = residual.get(u, 0.0)
-            if u not in links:
+            near = links.get(u)
+            if near is None:
                 continue  # over the read budget: its residual stays where it is
-            near = links[u]
-            if ru < eps * max(1, len(near)):
+            ru = residual.get(u, 0.0)
+            if ru < bars[u]:
                 continue
             out.pushes += 1
             residual[u] = 0.0
-            spread = sum(w for _, w in near)
+            spread = spreads[u]
             if spread <= 0:
                 out.mass[u] = out.mass.get(u, 0.0) + ru
                 continue
@@ -104,7 +112,7 @@ def push_ppr(
             for v, w in near:
                 rv = residual.get(v, 0.0) + share * w
                 residual[v] = rv
-                if v not in queued and rv >= eps * max(1, len(links.get(v, ()))):
+                if rv >= bars.get(v, eps) and v not in queued:
                     queue.append(v)
                     queued.add(v)
     return out

@@ -201,13 +201,13 @@ def bm25_rows(
     query_keys = np.array(keys, dtype=np.int64)
     by_key = np.argsort(query_keys)
     place = by_key[np.searchsorted(query_keys, arr[:, 0], sorter=by_key)]
-    arr = arr[np.argsort(place, kind="stable")]
-    terms_at, tf, length, doc = arr[:, 0], arr[:, 1].astype(np.float64), arr[:, 2], arr[:, 3]
+    order = np.argsort(place, kind="stable")
+    arr = arr[order]
+    tf, length, doc = arr[:, 1].astype(np.float64), arr[:, 2], arr[:, 3]
     avg = total_length / docs or 1.0
-    weight = np.empty(len(rows), dtype=np.float64)
-    for k in keys:
-        at = terms_at == k
-        weight[at] = fts5_idf(docs, min(df.get(k, 0), docs))
+    # Each row's term weight, looked up by its term's place in the query.
+    idf = np.array([fts5_idf(docs, min(df.get(k, 0), docs)) for k in keys], dtype=np.float64)
+    weight = idf[place[order]]
     norm = tf + K1 * (1 - B + B * length / avg)
     contrib = weight * tf * (K1 + 1) / norm
     unique, slot = np.unique(doc, return_inverse=True)

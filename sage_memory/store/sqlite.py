@@ -86,6 +86,7 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
         self._closed = False
         self._decoded = DecodedRows()
         self._links = LinkRows()
+        self._postings = postings.PostingsMemo()
         version = self.get_meta("schema_version")
         if version is None:
             self.set_meta("schema_version", SCHEMA_VERSION)

@@ -16,6 +16,7 @@ import numpy as np
 
 from sage_memory.errors import StorageError
 from sage_memory.store.rows import utf8_only
+from sage_memory.store.sqlite_postings import PostingsMemo
 from sage_memory.types import Scope, Vector
 
 
@@ -36,6 +37,9 @@ class SQLiteConnection:
     #: Which edges end at a node and which nodes a memory supports, as the reads found them,
     #: kept until a write changes them; None on a read-only handle, as ``_decoded``.
     _links: LinkRows | None = None
+    #: What lexical searches read of the postings, dropped at the start of every write
+    #: transaction; None on a read-only handle, as ``_decoded``.
+    _postings: PostingsMemo | None = None
     #: Counts ``apply`` calls: what a reader derived from the rows holds while it is unchanged.
     _epoch: int = 0
     #: How the vector tables hold a vector: float16 (float32 in files not yet converted, which
@@ -70,6 +74,9 @@ class SQLiteConnection:
                     "server mode (PostgreSQL) for many writers"
                 )
             self._db.execute("BEGIN IMMEDIATE")
+            if self._postings is not None:
+                # Before any row changes, under the lock the lexical reads fill it under.
+                self._postings.clear()
             try:
                 yield self._db
             except BaseException:

@@ -40,7 +40,7 @@ class SQLiteLexical(SQLiteConnection):
         kind: postings.Kind = "m" if entity == "memory" else "n"
         with self._lock, utf8_only():
             self._check_open()
-            return postings.search(self._db, kind, scope.key, query, limit, run_id)
+            return postings.search(self._db, kind, scope.key, query, limit, run_id, self._postings)
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}

@@ -104,6 +104,34 @@ def index(db: sqlite3.Connection, kind: Kind, doc: int, scope_key: str, text: st
     )
 
 
+class PostingsMemo:
+    """What :func:`search` read of the postings and that only a write changes: a partition's
+    statistics, a term's newest postings and its oldest document, a row number's id.
+
+    A search asks the lexical index several times (its words, the one-name hop, the concept
+    hop, a structure answer) with the same common words ("live", "work"), and the searches
+    after it ask again: reading those postings again was most of the lexical channel's time.
+    Keys hold the hashed partition (scope key and entity kind), so what one scope read is
+    found only by a search of that scope. The store drops everything at the start of each
+    write transaction (:meth:`~sage_memory.store.sqlite_connection.SQLiteConnection._tx`), under
+    the lock the reads fill it under; a read-only handle keeps none (another process writes).
+    """
+
+    def __init__(self, limit: int = 20_000) -> None:
+        self._items: dict[tuple[Any, ...], Any] = {}
+        self._limit = limit
+        self.get = self._items.get
+
+    def put(self, key: tuple[Any, ...], value: Any) -> None:
+        if len(self._items) >= self._limit:
+            self._items.clear()
+        if self._limit > 0:  # a memo of no room keeps nothing: each search reads
+            self._items[key] = value
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
 def search(
     db: sqlite3.Connection,
     kind: Kind,
@@ -111,6 +139,7 @@ def search(
     query: str,
     limit: int,
     run_id: str | None = None,
+    memo: PostingsMemo | None = None,
 ) -> list[tuple[str, float]]:
     """(id, BM25 score) best first, from the partition's own statistics; ``run_id`` keeps the
     memories of one run (scored within their partition, as the graph is).
@@ -130,17 +159,26 @@ def search(
     there is. The cost is bounded by the number of terms, whatever the partition's size. The
     PostgreSQL store reads and scores the same way
     (:func:`sage_memory.store.postgres_postings.search_read`).
+
+    ``memo``: what earlier searches read, kept until the next write (:class:`PostingsMemo`);
+    the scores and their order are the same with it or without it.
     """
+    memo = memo if memo is not None else PostingsMemo(limit=0)
     wanted = {term_key(t): t for t in query_term_set(query)}
     if not wanted or limit <= 0:
         return []
     part = part_key(kind, scope_key)
-    stats = db.execute("SELECT docs, total FROM lexical_stats WHERE part = ?", (part,)).fetchone()
+    stats = memo.get(("s", part), False)
+    if stats is False:
+        stats = db.execute(
+            "SELECT docs, total FROM lexical_stats WHERE part = ?", (part,)
+        ).fetchone()
+        memo.put(("s", part), stats)
     if stats is None:
         return []
     keys = list(wanted)
     cap = max(lexical.TERM_POSTINGS, limit)
-    rows, df = _read_postings(db, kind, part, keys, cap)
+    rows, df = _read_postings(db, kind, part, keys, cap, memo)
     if not rows:
         return []
     docs, scores = lexical.bm25_rows(rows, keys, stats[0], stats[1], df)
@@ -156,15 +194,20 @@ def search(
     score_of = dict(zip(docs[best].tolist(), scores[best].tolist(), strict=True))
     found: list[tuple[str, float]] = []
     rids = list(score_of)
+    if run_id is None:
+        # A row's id is known from an earlier search (a run's filter reads its rows again).
+        known = [(rid, memo.get(("i", table, rid))) for rid in rids]
+        found += [(doc_id, score_of[rid]) for rid, doc_id in known if doc_id is not None]
+        rids = [rid for rid, doc_id in known if doc_id is None]
     for start in range(0, len(rids), 500):
         chunk = rids[start : start + 500]
-        found += [
-            (doc_id, score_of[rid])
-            for rid, doc_id in db.execute(
-                f"SELECT rid, id FROM {table} WHERE rid IN ({','.join('?' * len(chunk))}){run_sql}",
-                (*chunk, *run_params),
-            )
-        ]
+        for rid, doc_id in db.execute(
+            f"SELECT rid, id FROM {table} WHERE rid IN ({','.join('?' * len(chunk))}){run_sql}",
+            (*chunk, *run_params),
+        ):
+            found.append((doc_id, score_of[rid]))
+            if run_id is None:
+                memo.put(("i", table, rid), doc_id)
     found.sort(key=lambda kv: (-kv[1], kv[0]))
     return found[:limit]
 
@@ -174,20 +217,36 @@ _POSTINGS_OF = (
     " JOIN lexical_docs d ON d.kind = ? AND d.doc = p.doc"
     " WHERE p.part = ? AND p.term = ?"
 )
+#: The rows of some terms (``{terms}``) in some documents (``{docs}``).
+_POSTINGS_IN = (
+    "SELECT p.term, p.tf, d.length, p.doc FROM lexical_postings p"
+    " JOIN lexical_docs d ON d.kind = ? AND d.doc = p.doc"
+    " WHERE p.part = ? AND p.term IN ({terms}) AND p.doc IN ({docs})"
+)
 
 
 def _read_postings(
-    db: sqlite3.Connection, kind: Kind, part: str, keys: list[int], cap: int
+    db: sqlite3.Connection,
+    kind: Kind,
+    part: str,
+    keys: list[int],
+    cap: int,
+    memo: PostingsMemo | None = None,
 ) -> tuple[list[tuple[int, int, int, int]], dict[int, int]]:
     """The rows (term, tf, length, doc) :func:`search` scores, and each term's document
-    frequency: the count of its rows for a term read whole, an estimate for a common one."""
+    frequency: the count of its rows for a term read whole, an estimate for a common one.
+    ``memo``: the term reads kept by earlier searches (:class:`PostingsMemo`)."""
+    memo = memo if memo is not None else PostingsMemo(limit=0)
     rows: list[tuple[int, int, int, int]] = []
     df: dict[int, int] = {}
     common: dict[int, list[tuple[int, int, int, int]]] = {}
     for k in keys:
-        got = db.execute(
-            _POSTINGS_OF + " ORDER BY p.doc DESC LIMIT ?", (kind, part, k, cap + 1)
-        ).fetchall()
+        got = memo.get(("t", part, k, cap))
+        if got is None:
+            got = db.execute(
+                _POSTINGS_OF + " ORDER BY p.doc DESC LIMIT ?", (kind, part, k, cap + 1)
+            ).fetchall()
+            memo.put(("t", part, k, cap), got)
         if len(got) > cap:
             common[k] = got[:cap]
         else:
@@ -196,21 +255,32 @@ def _read_postings(
     if not common:
         return rows, df
     rare_docs = sorted({r[3] for r in rows})
+    have: set[tuple[int, int]] = set()  # (term, document) of the common terms' rows read
     for k, newest in common.items():
-        first = db.execute(
-            "SELECT doc FROM lexical_postings WHERE part = ? AND term = ? ORDER BY doc LIMIT 1",
-            (part, k),
-        ).fetchone()[0]
+        first = memo.get(("f", part, k))
+        if first is None:
+            first = db.execute(
+                "SELECT doc FROM lexical_postings WHERE part = ? AND term = ? ORDER BY doc LIMIT 1",
+                (part, k),
+            ).fetchone()[0]
+            memo.put(("f", part, k), first)
         df[k] = lexical.estimated_df(len(newest), newest[0][3], newest[-1][3], first)
         rows += newest
-        have = {r[3] for r in newest}
-        todo = [d for d in rare_docs if d not in have]
-        for start in range(0, len(todo), 500):
-            chunk = todo[start : start + 500]
-            rows += db.execute(
-                _POSTINGS_OF + f" AND p.doc IN ({','.join('?' * len(chunk))})",
-                (kind, part, k, *chunk),
+        have.update((k, r[3]) for r in newest)
+    # The rarer terms' documents, looked up under every common term in one statement (a
+    # term's rows may come in any order: each document has one row per term, and the scores
+    # add a document's rows in query order, see lexical.bm25_rows).
+    terms = ",".join("?" * len(common))
+    for start in range(0, len(rare_docs), 500):
+        chunk = rare_docs[start : start + 500]
+        rows += [
+            r
+            for r in db.execute(
+                _POSTINGS_IN.format(terms=terms, docs=",".join("?" * len(chunk))),
+                (kind, part, *common, *chunk),
             ).fetchall()
+            if (r[0], r[3]) not in have
+        ]
     return rows, df
 
 

@@ -108,3 +108,23 @@ def test_bounded_reads_keep_the_rare_terms_ranking(monkeypatch: pytest.MonkeyPat
     assert postings.search(_db(texts), "m", "scope", "lantern harbour", 50) == _reference(
         texts, "lantern harbour", 50
     )
+
+
+def test_the_rare_documents_are_looked_up_under_all_common_terms_at_once() -> None:
+    # "kettle" and "pebble" both pass a bound of 40 postings; "lantern" is rare.
+    texts = [
+        (f"m{i:04d}", "kettle pebble" + " lantern" * (i in (3, 150, 390)), None) for i in range(400)
+    ]
+    db = _db(texts)
+    seen: list[str] = []
+    db.set_trace_callback(seen.append)
+    part = postings.part_key("m", "scope")
+    keys = [postings.term_key(t) for t in query_term_set("kettle pebble lantern")]
+    rows, _ = postings._read_postings(db, "m", part, keys, 40)
+    db.set_trace_callback(None)
+    assert sum(" IN (" in s for s in seen) == 1
+    kettle, pebble, lantern = keys
+    rare = {r[3] for r in rows if r[0] == lantern}
+    for k in (kettle, pebble):
+        docs = [r[3] for r in rows if r[0] == k]
+        assert len(docs) == len(set(docs)) and set(docs) >= rare
