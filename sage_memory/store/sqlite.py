@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -196,6 +197,26 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
                 (key, value),
             )
 
+    def meta_items(self, prefix: str) -> dict[str, str]:
+        """:class:`~sage_memory.store.base.MetaItems`: a range of the meta table's key index."""
+        return dict(
+            self._rows(
+                "SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key",
+                (prefix, _prefix_end(prefix)),
+            )
+        )
+
+    def set_meta_many(self, items: Mapping[str, str | None]) -> None:
+        with self._tx() as db:
+            db.executemany(
+                "DELETE FROM meta WHERE key = ?", [(k,) for k, v in items.items() if v is None]
+            )
+            db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET value = excluded.value",
+                [(k, v) for k, v in items.items() if v is not None],
+            )
+
     def backup(self, target: str | Path) -> None:
         """A consistent online copy of the database (SQLite's backup API), safe during writes."""
         dest = sqlite3.connect(str(target))
@@ -216,6 +237,11 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             with contextlib.suppress(sqlite3.Error):  # a busy checkpoint is retried on next open
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.close()
+
+
+def _prefix_end(prefix: str) -> str:
+    """The least string above every string that starts with ``prefix`` (a key range's end)."""
+    return prefix + "\U0010ffff"
 
 
 __all__ = ["SQLiteGraphStore", "fts_query"]
