@@ -13,8 +13,12 @@ neighbour in the same row's history instead:
     rewritten in between (``rewrite_journal``) or purged never links to the wrong image.
 ``after`` column
     ``NULL`` (a delete), ``{...}`` (whole, written by older versions), ``F<hash>{...}`` (whole,
-    with the 16-hex-digit hash of its canonical JSON) or ``D<hash>{delta}``: the changes from
-    this row's ``before`` (keys set, keys dropped, items appended to or removed from a list).
+    with the 16-hex-digit hash of its canonical JSON), ``D<hash>{delta}``: the changes from
+    this row's ``before`` (keys set, keys dropped, items appended to or removed from a list),
+    or ``R<hash>``: the same as the row as it is stored now. An insert is written so (a chat
+    turn's whole record, kept again in the journal, was the largest part of it); the store
+    turns it into ``F`` from the row before the row's next change overwrites it
+    (:func:`by_reference`), so an ``R`` is only ever the last change of its row.
 
 A key frame is written once a chain is both 16 changes long and longer than the image's size
 divided by 256: a small row restarts every 16 changes, a node of 400 KB every 1,600, so the key
@@ -105,7 +109,7 @@ class Link:
     def from_columns(cls, before: str | None, after: str | None) -> Link:
         """The link of a stored row (only the first 17 characters of each column are read)."""
         depth = int(before[1:]) if before is not None and before.startswith("=") else 0
-        has_hash = after is not None and after[:1] in ("F", "D")
+        has_hash = after is not None and after[:1] in ("F", "D", "R")
         return cls(depth, after[1:17] if has_hash else None)  # type: ignore[index]
 
 
@@ -143,6 +147,32 @@ def encode(
     if before is None:
         return before_col, f"F{digest}{dumps(compact(entity, after))}", Link(depth, digest)
     return before_col, f"D{digest}{dumps(diff(before, after))}", Link(depth, digest)
+
+
+def by_reference(after_col: str | None) -> bool:
+    """Whether a stored ``after`` column stands for the row as it is stored now (``R``)."""
+    return after_col is not None and after_col[:1] == "R"
+
+
+def reference(after_col: str) -> str:
+    """The ``R`` form of an insert's ``F`` column: its hash, without the image."""
+    assert after_col[:1] == "F", after_col[:1]
+    return "R" + after_col[1:17]
+
+
+def resolve(entity: str, after_col: str, row_json: str | None) -> str:
+    """The ``F`` column of an ``R`` one, given the row's stored JSON (None: no row).
+
+    Raises:
+        ValueError: If there is no row, or it no longer holds the image (hash differs).
+    """
+    if row_json is None:
+        raise ValueError("a journal reference to a row that is gone")
+    image = complete(entity, json.loads(row_json))
+    digest = after_col[1:17]
+    if image_hash(dumps(image)) != digest:
+        raise ValueError("a journal reference to a row that changed since")
+    return f"F{digest}{dumps(compact(entity, image))}"
 
 
 def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from sage_memory.store.rows import scope_of as _scope_of
 from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
 from sage_memory.types import Change, Scope
 
+_TABLES = {"memory": "memories", "node": "nodes", "edge": "edges"}
+
 
 class SQLiteJournal(SQLiteConnection):
     """``journal``, ``purge_journal``, ``rewrite_journal``, ``erase_deleted`` and
@@ -81,8 +83,9 @@ class SQLiteJournal(SQLiteConnection):
                 ).fetchall()
             wanted = {r[0] for r in mine}
             state: Image | None = None
+            seq = last[0]
             try:
-                for seq, before_col, after_col in chain:
+                for seq, before_col, after_col in self._resolved(entity, entity_id, chain):
                     before, state = delta.step(entity, state, before_col, after_col)
                     if seq in wanted:
                         out[seq] = (delta.fresh(before), delta.fresh(state))
@@ -91,6 +94,21 @@ class SQLiteJournal(SQLiteConnection):
                     f"the journal of {entity_id} is damaged at change {seq} ({exc}); restore a "
                     "backup, or export what the store still reads"
                 ) from exc
+        return out
+
+    def _resolved(
+        self, entity: str, entity_id: str, chain: Sequence[Sequence[Any]]
+    ) -> list[Sequence[Any]]:
+        """``chain`` (seq, before, after) with an ``after`` stored by reference to the row
+        (``R``, the row's last change) given the image the row holds."""
+        out = list(chain)
+        for i, (seq, before_col, after_col) in enumerate(out):
+            if delta.by_reference(after_col):
+                row = self._db.execute(
+                    f"SELECT data FROM {_TABLES[entity]} WHERE id = ?", (entity_id,)
+                ).fetchone()
+                whole = delta.resolve(entity, after_col, None if row is None else row[0])
+                out[i] = (seq, before_col, whole)
         return out
 
     def journal_seq(self) -> int:
@@ -114,11 +132,15 @@ class SQLiteJournal(SQLiteConnection):
             for entity_id, mine in fixes.items():
                 # Each image is stored against its neighbours: decode the row's whole history,
                 # put the new images in, and encode it again.
-                chain = db.execute(
-                    "SELECT seq, before, after FROM journal WHERE entity_id = ? ORDER BY seq",
-                    (entity_id,),
-                ).fetchall()
                 entity = next(iter(mine.values())).entity
+                chain = self._resolved(
+                    entity,
+                    entity_id,
+                    db.execute(
+                        "SELECT seq, before, after FROM journal WHERE entity_id = ? ORDER BY seq",
+                        (entity_id,),
+                    ).fetchall(),
+                )
                 state: Image | None = None
                 link: delta.Link | None = None
                 rows = []

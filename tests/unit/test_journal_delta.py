@@ -140,3 +140,79 @@ def test_a_rewritten_history_stays_exact_and_unlinks_what_follows(tmp_path: Path
     last = store.journal(entity_id=nid)[-1][1]
     assert (last.before, last.after) == (images[-1], nxt)
     store.close()
+
+
+def _journal_cols(path: Path, entity_id: str) -> list[tuple[str | None, str | None]]:
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute(
+            "SELECT before, after FROM journal WHERE entity_id = ? ORDER BY seq", (entity_id,)
+        ).fetchall()
+    finally:
+        db.close()
+    return rows
+
+
+def test_an_insert_is_journaled_by_reference_to_its_row_until_the_row_changes(
+    tmp_path: Path,
+) -> None:
+    """An add's journal row keeps the hash of the memory, not a second copy of its record;
+    the row's next change puts the image in first, so history and undo read it as before."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        first = mem.add("Alice lives in Paris with her old cat", user_id="u")
+        mid = first.memory_id
+        [(before, after)] = _journal_cols(folder / "sage.db", mid)
+        assert before is None and after is not None and after.startswith("R")
+        assert len(after) == 17  # the text is in the row only
+        [insert] = mem.history(mid)
+        assert insert.after is not None and insert.after["text"].startswith("Alice lives")
+        mem.update(mid, "Alice lives in Berlin now", user_id="u")
+        cols = _journal_cols(folder / "sage.db", mid)
+        assert cols[0][1] is not None and cols[0][1].startswith("F")  # the image, put in
+        assert cols[-1][1] is not None and cols[-1][1][:1] in ("R", "D")
+        history = mem.history(mid)
+        assert [c.after["text"] for c in history if c.after] == [
+            "Alice lives in Paris with her old cat",
+            "Alice lives in Berlin now",
+        ]
+        mem.undo(history[-1].batch_id)
+        assert mem.get(mid, user_id="u").text == "Alice lives in Paris with her old cat"
+    with SageMemory(folder, embedder="hashing") as mem:  # reopened: the same history
+        assert [c.op for c in mem.history(mid)][:2] == ["insert", "update"]
+        mem.undo(first.change_ids[0], force=True)
+        assert mem.get_all(user_id="u") == []
+
+
+def test_a_journal_with_whole_insert_images_of_older_versions_still_reads(
+    tmp_path: Path,
+) -> None:
+    """A folder written before inserts were journaled by reference (``F`` images): it opens,
+    its history reads the same, and its rows' next changes link to those images."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        mid = mem.add("Bob works at Acme as an engineer", user_id="u").memory_id
+        want = [(c.before, c.after) for c in mem.history(mid)]
+    db = sqlite3.connect(folder / "sage.db")
+    rows = db.execute(
+        "SELECT j.seq, j.entity, j.after, coalesce(m.data, n.data, e.data) FROM journal j"
+        " LEFT JOIN memories m ON m.id = j.entity_id LEFT JOIN nodes n ON n.id = j.entity_id"
+        " LEFT JOIN edges e ON e.id = j.entity_id WHERE j.after LIKE 'R%'"
+    ).fetchall()
+    assert rows
+    db.executemany(  # what older versions wrote: the whole image
+        "UPDATE journal SET after = ? WHERE seq = ?",
+        [(delta.resolve(entity, after, data), seq) for seq, entity, after, data in rows],
+    )
+    db.commit()
+    db.close()
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert [(c.before, c.after) for c in mem.history(mid)] == want
+        mem.update(mid, "Bob works at Initech", user_id="u")
+        cols = _journal_cols(folder / "sage.db", mid)
+        assert cols[1][0] == "=1"  # linked to the older version's image
+        assert mem.history(mid)[-1].before == want[0][1]
