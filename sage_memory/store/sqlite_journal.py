@@ -14,8 +14,6 @@ from sage_memory.store.rows import scope_of as _scope_of
 from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
 from sage_memory.types import Change, Scope
 
-_TABLES = {"memory": "memories", "node": "nodes", "edge": "edges"}
-
 
 class SQLiteJournal(SQLiteConnection):
     """``journal``, ``purge_journal``, ``rewrite_journal``, ``erase_deleted`` and
@@ -104,10 +102,8 @@ class SQLiteJournal(SQLiteConnection):
         out = list(chain)
         for i, (seq, before_col, after_col) in enumerate(out):
             if delta.by_reference(after_col):
-                row = self._db.execute(
-                    f"SELECT data FROM {_TABLES[entity]} WHERE id = ?", (entity_id,)
-                ).fetchone()
-                whole = delta.resolve(entity, after_col, None if row is None else row[0])
+                row = delta.stored_record(self._db, entity, entity_id)
+                whole = delta.resolve(entity, after_col, row)
                 out[i] = (seq, before_col, whole)
         return out
 

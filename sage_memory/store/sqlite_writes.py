@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,11 +37,9 @@ def _last_link(db: sqlite3.Connection, ch: Change) -> delta.Link | None:
     if delta.by_reference(after_col):
         # The image this change overwrites: its ``before`` when that is it (as the ``=N``
         # link checks), else the row as stored.
-        images = [] if ch.before is None else [dumps(ch.before)]
-        live = db.execute(
-            f"SELECT data FROM {_TABLES[ch.entity]} WHERE id = ?", (ch.entity_id,)
-        ).fetchone()
-        images += [] if live is None else [live[0]]
+        images = [] if ch.before is None else [json.loads(dumps(ch.before))]
+        live = delta.stored_record(db, ch.entity, ch.entity_id)
+        images += [] if live is None else [live]
         for image in images:
             try:
                 whole = delta.resolve(ch.entity, after_col, image)
@@ -67,7 +66,7 @@ class SQLiteWrites(SQLiteConnection):
                 link = _last_link(db, ch)  # before the row is written (it may be needed)
                 if ch.entity == "memory":
                     # A memory's row leaves out its default fields (readers fill them in).
-                    row = None if ch.after is None else dumps(delta.compact("memory", ch.after))
+                    row = None if ch.after is None else dumps(delta.memory_row(ch.after))
                     self._write_memory(db, ch.entity_id, ch.after, row, vectors.get(ch.entity_id))
                 elif ch.entity == "node":
                     self._write_node(db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id))

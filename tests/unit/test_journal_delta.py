@@ -199,14 +199,15 @@ def test_a_journal_with_whole_insert_images_of_older_versions_still_reads(
         want = [(c.before, c.after) for c in mem.history(mid)]
     db = sqlite3.connect(folder / "sage.db")
     rows = db.execute(
-        "SELECT j.seq, j.entity, j.after, coalesce(m.data, n.data, e.data) FROM journal j"
-        " LEFT JOIN memories m ON m.id = j.entity_id LEFT JOIN nodes n ON n.id = j.entity_id"
-        " LEFT JOIN edges e ON e.id = j.entity_id WHERE j.after LIKE 'R%'"
+        "SELECT seq, entity, entity_id, after FROM journal WHERE after LIKE 'R%'"
     ).fetchall()
     assert rows
     db.executemany(  # what older versions wrote: the whole image
         "UPDATE journal SET after = ? WHERE seq = ?",
-        [(delta.resolve(entity, after, data), seq) for seq, entity, after, data in rows],
+        [
+            (delta.resolve(entity, after, delta.stored_record(db, entity, eid)), seq)
+            for seq, entity, eid, after in rows
+        ],
     )
     db.commit()
     db.close()
@@ -216,3 +217,33 @@ def test_a_journal_with_whole_insert_images_of_older_versions_still_reads(
         cols = _journal_cols(folder / "sage.db", mid)
         assert cols[1][0] == "=1"  # linked to the older version's image
         assert mem.history(mid)[-1].before == want[0][1]
+
+
+def test_a_memory_row_keeps_its_columns_once_and_older_whole_rows_still_read(
+    tmp_path: Path,
+) -> None:
+    """A memory row's JSON leaves out what its columns hold (id, timestamp, created_at) and
+    an ``updated_at`` equal to ``created_at``; a row written whole by an older version reads
+    the same."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        mid = mem.add("Carol bought a red bicycle", user_id="u", infer=False).memory_id
+        want = mem.get(mid, user_id="u")
+    db = sqlite3.connect(folder / "sage.db")
+    (data,) = db.execute("SELECT data FROM memories WHERE id = ?", (mid,)).fetchone()
+    row = json.loads(data)
+    assert not {"id", "timestamp", "created_at", "updated_at"} & set(row)
+    assert row["text"] == "Carol bought a red bicycle"
+    whole = dumps(delta.compact("memory", to_dict(want)))  # what older versions wrote
+    db.execute("UPDATE memories SET data = ? WHERE id = ?", (whole, mid))
+    db.commit()
+    db.close()
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert mem.get(mid, user_id="u") == want
+        assert mem.get_all(user_id="u") == [want]
+        mem.update(mid, "Carol bought a blue bicycle", user_id="u")
+        now = mem.get(mid, user_id="u")
+        assert now.text == "Carol bought a blue bicycle" and now.updated_at >= now.created_at
+        assert next(c.after["text"] for c in mem.history(mid) if c.after) == want.text
