@@ -69,9 +69,12 @@ CREATE TABLE IF NOT EXISTS provenance (
 );
 CREATE INDEX IF NOT EXISTS provenance_by_memory ON provenance (memory_id);
 CREATE INDEX IF NOT EXISTS provenance_by_entity ON provenance (entity_id);
+-- A change's id is not UNIQUE here (files made by older versions keep that index): no query
+-- looks a change up by it, and its index was a tenth of the journal's bytes. Ids are random
+-- 128-bit values, so they stay unique without it.
 CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
+    id TEXT NOT NULL,
     batch_id TEXT NOT NULL,
     scope_key TEXT NOT NULL,
     entity TEXT NOT NULL,
