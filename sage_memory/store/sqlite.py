@@ -101,14 +101,17 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
         self.erase_if_pending()  # a deferred erase that a crash interrupted
 
     def _upgrade_lexical(self) -> None:
-        """Stores of older versions searched with FTS5 (whole-table statistics): index them
-        per partition once and drop the FTS5 tables."""
+        """Stores of older versions searched with FTS5 (whole-table statistics), or kept each
+        posting's partition as text: index them again once, in the current tables."""
         key, value = postings.POSTINGS_META
         if self.get_meta(key) == value:
             return
         with self._tx() as db:
-            for table in ("memories_fts", "nodes_fts"):
+            for table in ("memories_fts", "nodes_fts", *postings.POSTINGS_TABLES):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in postings.POSTINGS_SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
             postings.rebuild(db)
             db.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"

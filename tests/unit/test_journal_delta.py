@@ -247,3 +247,43 @@ def test_a_memory_row_keeps_its_columns_once_and_older_whole_rows_still_read(
         now = mem.get(mid, user_id="u")
         assert now.text == "Carol bought a blue bicycle" and now.updated_at >= now.created_at
         assert next(c.after["text"] for c in mem.history(mid) if c.after) == want.text
+
+
+_OLD_POSTINGS = {  # the lexical tables of the "bm25-partition-1" layout (text partitions)
+    "lexical_postings": "part TEXT NOT NULL, term INTEGER NOT NULL, doc INTEGER NOT NULL,"
+    " tf INTEGER NOT NULL, PRIMARY KEY (part, term, doc)",
+    "lexical_docs": "kind TEXT NOT NULL, doc INTEGER NOT NULL, part TEXT NOT NULL,"
+    " length INTEGER NOT NULL, terms BLOB NOT NULL, PRIMARY KEY (kind, doc)",
+    "lexical_stats": "part TEXT PRIMARY KEY, docs INTEGER NOT NULL, total INTEGER NOT NULL",
+}
+
+
+def test_postings_of_the_text_partition_layout_are_rebuilt_with_integer_partitions(
+    tmp_path: Path,
+) -> None:
+    """A folder whose lexical postings name their partition as text (older versions) is
+    indexed again on open, in integer partitions, and its memories are found by their words."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        mid = mem.add("Dora repaired the lighthouse lamp", user_id="u", infer=False).memory_id
+        mem.add("Evan painted the garden fence", user_id="v", infer=False)
+    db = sqlite3.connect(folder / "sage.db")
+    for table, columns in _OLD_POSTINGS.items():
+        db.execute(f"DROP TABLE {table}")
+        db.execute(f"CREATE TABLE {table} ({columns}) WITHOUT ROWID")
+    db.execute("UPDATE meta SET value = 'bm25-partition-1' WHERE key = 'lexical_index'")
+    db.commit()
+    db.close()
+    with SageMemory(folder, embedder="hashing") as mem:
+        hits = mem.search("lighthouse lamp", user_id="u").memories
+        assert hits and hits[0].memory.id == mid
+        assert all(h.memory.id != mid for h in mem.search("lighthouse lamp", user_id="v").memories)
+    db = sqlite3.connect(folder / "sage.db")
+    kinds = db.execute(
+        "SELECT DISTINCT typeof(part) FROM lexical_postings UNION"
+        " SELECT DISTINCT typeof(part) FROM lexical_stats"
+    ).fetchall()
+    db.close()
+    assert kinds == [("integer",)]

@@ -81,7 +81,7 @@ def _common_and_rare() -> list[tuple[str, str, str | None]]:
 
 def test_a_common_term_is_read_to_the_bound_and_its_frequency_estimated() -> None:
     db = _db(_common_and_rare())
-    part = postings.part_key("m", "scope")
+    part = postings.part_id("m", "scope")
     keys = [postings.term_key(t) for t in query_term_set("kettle harbour lantern")]
     rows, df = postings._read_postings(db, "m", part, keys, 40)
     kettle, harbour, lantern = keys
