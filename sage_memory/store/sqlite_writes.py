@@ -50,11 +50,21 @@ def _last_link(db: sqlite3.Connection, ch: Change) -> delta.Link | None:
     return delta.Link.from_columns(before_col, after_col)
 
 
+def _batch_row(db: sqlite3.Connection, head: tuple[str, str, str]) -> int:
+    """The ``journal_batches`` row of (batch id, time, actor), added if new."""
+    db.execute("INSERT OR IGNORE INTO journal_batches (id, at, actor) VALUES (?,?,?)", head)
+    row = db.execute(
+        "SELECT rid FROM journal_batches WHERE id = ? AND at = ? AND actor = ?", head
+    ).fetchone()
+    return int(row[0])
+
+
 class SQLiteWrites(SQLiteConnection):
     """``apply``: rows, their full-text entries, names, provenance and the journal."""
 
     def apply(self, changes: Sequence[Change], vectors: Mapping[str, Vector] | None = None) -> None:
         vectors = vectors or {}
+        batches: dict[tuple[str, str, str], int] = {}
         with utf8_only(), self._tx() as db:
             # Under the lock readers take; a reader keeps what it derived only when the
             # epoch did not move while it read (a rollback only costs it those links).
@@ -76,20 +86,22 @@ class SQLiteWrites(SQLiteConnection):
                 if ch.before is None and after is not None:
                     # An insert's image is the row just written: keep only its hash here.
                     after = delta.reference(after)
+                head = (ch.batch_id, ch.at.isoformat(), ch.actor)
+                batch = batches.get(head)
+                if batch is None:
+                    batch = batches[head] = _batch_row(db, head)
                 db.execute(
-                    "INSERT INTO journal (id, batch_id, scope_key, entity, entity_id, op, before,"
-                    " after, at, actor, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO journal (id, batch, scope_key, entity, entity_id, op, before,"
+                    " after, reason) VALUES (?,?,?,?,?,?,?,?,?)",
                     (
                         ch.id,
-                        ch.batch_id,
+                        batch,
                         ch.scope_key,
                         ch.entity,
                         ch.entity_id,
                         ch.op,
                         before,
                         after,
-                        ch.at.isoformat(),
-                        ch.actor,
                         ch.reason,
                     ),
                 )

@@ -287,3 +287,49 @@ def test_postings_of_the_text_partition_layout_are_rebuilt_with_integer_partitio
     ).fetchall()
     db.close()
     assert kinds == [("integer",)]
+
+
+_OLD_JOURNAL = """
+CREATE TABLE journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, batch_id TEXT NOT NULL,
+    scope_key TEXT NOT NULL, entity TEXT NOT NULL, entity_id TEXT NOT NULL, op TEXT NOT NULL,
+    before TEXT, after TEXT, at TEXT NOT NULL, actor TEXT NOT NULL, reason TEXT NOT NULL
+);
+CREATE INDEX journal_by_batch ON journal (batch_id);
+CREATE INDEX journal_by_entity ON journal (entity_id);
+CREATE INDEX journal_by_scope ON journal (scope_key, seq);
+"""
+
+
+def test_a_journal_of_the_older_layout_is_converted_on_open(tmp_path: Path) -> None:
+    """A journal whose rows each hold their batch id, time and actor (older versions) is
+    moved into the current layout on open: the same changes, undo still works, and sequence
+    numbers go on after the old counter (never reused, even for purged changes)."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        first = mem.add("Gus adopted a grey kitten", user_id="u")
+        second = mem.add("Gus moved to Oslo", user_id="u")
+        want = mem._ctx.store.journal()
+    db = sqlite3.connect(folder / "sage.db")
+    rows = db.execute(
+        "SELECT j.seq, j.id, b.id, j.scope_key, j.entity, j.entity_id, j.op, j.before, j.after,"
+        " b.at, b.actor, j.reason FROM journal j JOIN journal_batches b ON b.rid = j.batch"
+    ).fetchall()
+    db.executescript("DROP TABLE journal; DROP TABLE journal_batches;" + _OLD_JOURNAL)
+    db.executemany(f"INSERT INTO journal VALUES ({','.join('?' * 12)})", rows)
+    top = max(r[0] for r in rows) + 5  # changes purged at the end
+    db.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'journal'", (top,))
+    db.commit()
+    db.close()
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert mem._ctx.store.journal() == want
+        assert [c.op for c in mem.history(second.memory_id)] == ["insert"]
+        mem.undo(want[-1][1].batch_id)  # the second add's batch
+        assert [m.id for m in mem.get_all(user_id="u")] == [first.memory_id]
+        assert min(s for s, _ in mem._ctx.store.journal() if s > want[-1][0]) > top
+    db = sqlite3.connect(folder / "sage.db")
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    db.close()
+    assert "journal_v1" not in names and "journal_batches" in names
