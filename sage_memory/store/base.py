@@ -302,6 +302,22 @@ class ScopeLocking(Protocol):
 
 
 @runtime_checkable
+class MetaItems(Protocol):
+    """Optional: meta values kept one key each under a shared prefix, read and written
+    together. A growing set (the queue of deferred extractions) then costs one small row per
+    item written, where one ``set_meta`` value holding the whole set is rewritten on every
+    change (quadratic in its size); a store without it gets that single value."""
+
+    def meta_items(self, prefix: str) -> dict[str, str]:
+        """Every meta key that starts with ``prefix``, with its value."""
+        ...
+
+    def set_meta_many(self, items: Mapping[str, str | None]) -> None:
+        """Set each key to its value, or delete it for None, in one transaction."""
+        ...
+
+
+@runtime_checkable
 class WriteEpoch(Protocol):
     """Optional: a store that sees every write to its rows (one writer owns the folder) says
     when they last changed, so a reader may keep what it derived from them (the associative

@@ -13,8 +13,12 @@ neighbour in the same row's history instead:
     rewritten in between (``rewrite_journal``) or purged never links to the wrong image.
 ``after`` column
     ``NULL`` (a delete), ``{...}`` (whole, written by older versions), ``F<hash>{...}`` (whole,
-    with the 16-hex-digit hash of its canonical JSON) or ``D<hash>{delta}``: the changes from
-    this row's ``before`` (keys set, keys dropped, items appended to or removed from a list).
+    with the 16-hex-digit hash of its canonical JSON), ``D<hash>{delta}``: the changes from
+    this row's ``before`` (keys set, keys dropped, items appended to or removed from a list),
+    or ``R<hash>``: the same as the row as it is stored now. An insert is written so (a chat
+    turn's whole record, kept again in the journal, was the largest part of it); the store
+    turns it into ``F`` from the row before the row's next change overwrites it
+    (:func:`by_reference`), so an ``R`` is only ever the last change of its row.
 
 A key frame is written once a chain is both 16 changes long and longer than the image's size
 divided by 256: a small row restarts every 16 changes, a node of 400 KB every 1,600, so the key
@@ -80,6 +84,34 @@ def complete(entity: str, image: Mapping[str, Any]) -> Image:
     return dict(sorted({**image, **missing}.items())) if missing else dict(image)
 
 
+#: A memory row's fields that its own columns hold (``id``, ``ts``, ``created_at``): the
+#: row's JSON leaves them out (:func:`memory_row`, :func:`memory_record`).
+_MEMORY_COLUMNS = ("id", "timestamp", "created_at")
+
+
+def memory_row(image: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON a SQLite memory row keeps of a memory's image: :func:`compact`, less the
+    fields its columns hold, and less ``updated_at`` while it equals ``created_at`` (a memory
+    never updated). A chat turn's record was seven times its text."""
+    out = compact("memory", image)
+    if out.get("updated_at") == out.get("created_at"):
+        out.pop("updated_at", None)
+    for key in _MEMORY_COLUMNS:
+        out.pop(key, None)
+    return out
+
+
+def memory_record(memory_id: str, ts: str, created_at: str, data: str) -> dict[str, Any]:
+    """The inverse of :func:`memory_row` from a row's columns (rows written whole by older
+    versions come back as they were)."""
+    out: dict[str, Any] = json.loads(data)
+    out.setdefault("id", memory_id)
+    out.setdefault("timestamp", ts)
+    out.setdefault("created_at", created_at)
+    out.setdefault("updated_at", out["created_at"])
+    return out
+
+
 def _same(value: Any, default: Any) -> bool:
     """JSON equality for a default's small value (1, 1.0 and True differ)."""
     if type(value) is not type(default):
@@ -105,7 +137,7 @@ class Link:
     def from_columns(cls, before: str | None, after: str | None) -> Link:
         """The link of a stored row (only the first 17 characters of each column are read)."""
         depth = int(before[1:]) if before is not None and before.startswith("=") else 0
-        has_hash = after is not None and after[:1] in ("F", "D")
+        has_hash = after is not None and after[:1] in ("F", "D", "R")
         return cls(depth, after[1:17] if has_hash else None)  # type: ignore[index]
 
 
@@ -143,6 +175,45 @@ def encode(
     if before is None:
         return before_col, f"F{digest}{dumps(compact(entity, after))}", Link(depth, digest)
     return before_col, f"D{digest}{dumps(diff(before, after))}", Link(depth, digest)
+
+
+def stored_record(db: Any, entity: str, entity_id: str) -> dict[str, Any] | None:
+    """The record a SQLite row of ``entity`` holds (None: no row), for :func:`resolve`."""
+    if entity == "memory":
+        row = db.execute(
+            "SELECT id, ts, created_at, data FROM memories WHERE id = ?", (entity_id,)
+        ).fetchone()
+        return None if row is None else memory_record(*row)
+    table = "nodes" if entity == "node" else "edges"
+    row = db.execute(f"SELECT data FROM {table} WHERE id = ?", (entity_id,)).fetchone()
+    return None if row is None else dict(json.loads(row[0]))
+
+
+def by_reference(after_col: str | None) -> bool:
+    """Whether a stored ``after`` column stands for the row as it is stored now (``R``)."""
+    return after_col is not None and after_col[:1] == "R"
+
+
+def reference(after_col: str) -> str:
+    """The ``R`` form of an insert's ``F`` column: its hash, without the image."""
+    assert after_col[:1] == "F", after_col[:1]
+    return "R" + after_col[1:17]
+
+
+def resolve(entity: str, after_col: str, row: Mapping[str, Any] | None) -> str:
+    """The ``F`` column of an ``R`` one, given the row's record as stored (None: no row;
+    a memory's as :func:`memory_record` gives it).
+
+    Raises:
+        ValueError: If there is no row, or it no longer holds the image (hash differs).
+    """
+    if row is None:
+        raise ValueError("a journal reference to a row that is gone")
+    image = complete(entity, row)
+    digest = after_col[1:17]
+    if image_hash(dumps(image)) != digest:
+        raise ValueError("a journal reference to a row that changed since")
+    return f"F{digest}{dumps(compact(entity, image))}"
 
 
 def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:

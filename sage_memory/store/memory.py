@@ -189,5 +189,15 @@ class InMemoryGraphStore(InMemoryReads, InMemoryEvolverState):
     def set_meta(self, key: str, value: str) -> None:
         self._meta[key] = value
 
+    def meta_items(self, prefix: str) -> dict[str, str]:
+        return {k: v for k, v in self._meta.items() if k.startswith(prefix)}
+
+    def set_meta_many(self, items: Mapping[str, str | None]) -> None:
+        for key, value in items.items():
+            if value is None:
+                self._meta.pop(key, None)
+            else:
+                self._meta[key] = value
+
     def close(self) -> None:
         """Nothing to release; the data goes with the object."""

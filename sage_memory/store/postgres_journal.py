@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_memory.codec import dumps
@@ -74,6 +74,26 @@ class PostgresJournal(PostgresConnection):
     def get_meta(self, key: str) -> str | None:
         rows = self._rows("SELECT value FROM meta WHERE key = %s", (_clean(key),))
         return rows[0][0] if rows else None
+
+    def meta_items(self, prefix: str) -> dict[str, str]:
+        """:class:`~sage_memory.store.base.MetaItems` (``starts_with`` ignores collations)."""
+        rows = self._rows(
+            "SELECT key, value FROM meta WHERE starts_with(key, %s)", (_clean(prefix),)
+        )
+        return dict(rows)
+
+    def set_meta_many(self, items: Mapping[str, str | None]) -> None:
+        gone = [_clean(k) for k, v in items.items() if v is None]
+        put = [(_clean(k), _clean(v)) for k, v in items.items() if v is not None]
+        with self._tx() as db:
+            if gone:
+                db.execute("DELETE FROM meta WHERE key = ANY(%s)", (gone,))
+            if put:
+                db.cursor().executemany(
+                    "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE"
+                    " SET value = EXCLUDED.value",
+                    put,
+                )
 
     def set_meta(self, key: str, value: str) -> None:
         with self._tx() as db:

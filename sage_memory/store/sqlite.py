@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -75,8 +76,10 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             # Deleted rows are overwritten with zeros instead of lingering in free pages: a
             # forgotten memory must not be recoverable from the file.
             self._db.execute("PRAGMA secure_delete=ON")
+            self._set_aside_old_journal()
             self._db.executescript(_SCHEMA)
             self._db.executescript(postings.POSTINGS_SCHEMA)
+            self._convert_old_journal()
         except sqlite3.DatabaseError as exc:
             raise StorageError(
                 f"cannot open the SQLite store at {self.path}: {exc}. If the file is not a "
@@ -100,15 +103,70 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
         self._upgrade_vector_precision()
         self.erase_if_pending()  # a deferred erase that a crash interrupted
 
+    def _set_aside_old_journal(self) -> None:
+        """A journal of the older layout (batch id, time and actor in every row) is renamed
+        ``journal_v1``, its indexes dropped, so that the schema creates the current one;
+        :meth:`_convert_old_journal` then moves its rows (a crash in between leaves
+        ``journal_v1`` for the next open to convert)."""
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(journal)")}
+        if "batch_id" not in columns:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("ALTER TABLE journal RENAME TO journal_v1")
+            for index in ("journal_by_batch", "journal_by_entity", "journal_by_scope"):
+                self._db.execute(f"DROP INDEX IF EXISTS {index}")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _convert_old_journal(self) -> None:
+        db = self._db
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'journal_v1'").fetchone() is None:
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # Sequence numbers are never reused (the vector index's mark counts on it), even
+            # those of changes purged since: the new table goes on from the old counter.
+            row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'journal_v1'")
+            last = (row.fetchone() or (0,))[0]
+            db.execute(
+                "INSERT OR IGNORE INTO journal_batches (id, at, actor)"
+                " SELECT batch_id, at, actor FROM journal_v1 ORDER BY seq"
+            )
+            db.execute(
+                "INSERT INTO journal (seq, id, batch, scope_key, entity, entity_id, op, before,"
+                " after, reason) SELECT j.seq, j.id, b.rid, j.scope_key, j.entity, j.entity_id,"
+                " j.op, j.before, j.after, j.reason FROM journal_v1 j JOIN journal_batches b"
+                " ON b.id = j.batch_id AND b.at = j.at AND b.actor = j.actor ORDER BY j.seq"
+            )
+            db.execute("DROP TABLE journal_v1")
+            db.execute(
+                "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'journal'", (last,)
+            )
+            if (
+                db.execute("SELECT 1 FROM sqlite_sequence WHERE name = 'journal'").fetchone()
+                is None
+            ):
+                db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('journal', ?)", (last,))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
     def _upgrade_lexical(self) -> None:
-        """Stores of older versions searched with FTS5 (whole-table statistics): index them
-        per partition once and drop the FTS5 tables."""
+        """Stores of older versions searched with FTS5 (whole-table statistics), or kept each
+        posting's partition as text: index them again once, in the current tables."""
         key, value = postings.POSTINGS_META
         if self.get_meta(key) == value:
             return
         with self._tx() as db:
-            for table in ("memories_fts", "nodes_fts"):
+            for table in ("memories_fts", "nodes_fts", *postings.POSTINGS_TABLES):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in postings.POSTINGS_SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
             postings.rebuild(db)
             db.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
@@ -197,6 +255,26 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
                 (key, value),
             )
 
+    def meta_items(self, prefix: str) -> dict[str, str]:
+        """:class:`~sage_memory.store.base.MetaItems`: a range of the meta table's key index."""
+        return dict(
+            self._rows(
+                "SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key",
+                (prefix, _prefix_end(prefix)),
+            )
+        )
+
+    def set_meta_many(self, items: Mapping[str, str | None]) -> None:
+        with self._tx() as db:
+            db.executemany(
+                "DELETE FROM meta WHERE key = ?", [(k,) for k, v in items.items() if v is None]
+            )
+            db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET value = excluded.value",
+                [(k, v) for k, v in items.items() if v is not None],
+            )
+
     def backup(self, target: str | Path) -> None:
         """A consistent online copy of the database (SQLite's backup API), safe during writes."""
         dest = sqlite3.connect(str(target))
@@ -217,6 +295,11 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
             with contextlib.suppress(sqlite3.Error):  # a busy checkpoint is retried on next open
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.close()
+
+
+def _prefix_end(prefix: str) -> str:
+    """The least string above every string that starts with ``prefix`` (a key range's end)."""
+    return prefix + "\U0010ffff"
 
 
 __all__ = ["SQLiteGraphStore", "fts_query"]

@@ -9,9 +9,10 @@ from typing import Any
 from sage_memory.errors import StorageError
 from sage_memory.store import journal_delta as delta
 from sage_memory.store.journal_delta import Image
-from sage_memory.store.rows import JOURNAL_COLUMNS, journal_entry, utf8_only
+from sage_memory.store.rows import journal_entry, utf8_only
 from sage_memory.store.rows import scope_of as _scope_of
 from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
+from sage_memory.store.sqlite_schema import JOURNAL_SELECT
 from sage_memory.types import Change, Scope
 
 
@@ -28,18 +29,18 @@ class SQLiteJournal(SQLiteConnection):
         after_seq: int = 0,
         limit: int | None = None,
     ) -> list[tuple[int, Change]]:
-        sql = f"SELECT {JOURNAL_COLUMNS} FROM journal WHERE seq > ?"
+        sql = f"SELECT {JOURNAL_SELECT} WHERE j.seq > ?"
         params: list[Any] = [after_seq]
         if scope is not None:
-            sql += " AND scope_key = ?"
+            sql += " AND j.scope_key = ?"
             params.append(scope.key)
         if entity_id is not None:
-            sql += " AND entity_id = ?"
+            sql += " AND j.entity_id = ?"
             params.append(entity_id)
         if batch_id is not None:
-            sql += " AND batch_id = ?"
+            sql += " AND j.batch IN (SELECT rid FROM journal_batches WHERE id = ?)"
             params.append(batch_id)
-        sql += " ORDER BY seq LIMIT ?"
+        sql += " ORDER BY j.seq LIMIT ?"
         params.append(-1 if limit is None else limit)
         with self._lock:
             rows = self._rows(sql, params)
@@ -81,8 +82,9 @@ class SQLiteJournal(SQLiteConnection):
                 ).fetchall()
             wanted = {r[0] for r in mine}
             state: Image | None = None
+            seq = last[0]
             try:
-                for seq, before_col, after_col in chain:
+                for seq, before_col, after_col in self._resolved(entity, entity_id, chain):
                     before, state = delta.step(entity, state, before_col, after_col)
                     if seq in wanted:
                         out[seq] = (delta.fresh(before), delta.fresh(state))
@@ -91,6 +93,19 @@ class SQLiteJournal(SQLiteConnection):
                     f"the journal of {entity_id} is damaged at change {seq} ({exc}); restore a "
                     "backup, or export what the store still reads"
                 ) from exc
+        return out
+
+    def _resolved(
+        self, entity: str, entity_id: str, chain: Sequence[Sequence[Any]]
+    ) -> list[Sequence[Any]]:
+        """``chain`` (seq, before, after) with an ``after`` stored by reference to the row
+        (``R``, the row's last change) given the image the row holds."""
+        out = list(chain)
+        for i, (seq, before_col, after_col) in enumerate(out):
+            if delta.by_reference(after_col):
+                row = delta.stored_record(self._db, entity, entity_id)
+                whole = delta.resolve(entity, after_col, row)
+                out[i] = (seq, before_col, whole)
         return out
 
     def journal_seq(self) -> int:
@@ -104,6 +119,11 @@ class SQLiteJournal(SQLiteConnection):
                 total += db.execute(
                     f"DELETE FROM journal WHERE entity_id IN ({marks})", chunk
                 ).rowcount
+            if total:  # batches none of whose changes is left
+                db.execute(
+                    "DELETE FROM journal_batches WHERE NOT EXISTS"
+                    " (SELECT 1 FROM journal WHERE batch = journal_batches.rid)"
+                )
         return total
 
     def rewrite_journal(self, entries: Sequence[tuple[int, Change]]) -> None:
@@ -114,11 +134,15 @@ class SQLiteJournal(SQLiteConnection):
             for entity_id, mine in fixes.items():
                 # Each image is stored against its neighbours: decode the row's whole history,
                 # put the new images in, and encode it again.
-                chain = db.execute(
-                    "SELECT seq, before, after FROM journal WHERE entity_id = ? ORDER BY seq",
-                    (entity_id,),
-                ).fetchall()
                 entity = next(iter(mine.values())).entity
+                chain = self._resolved(
+                    entity,
+                    entity_id,
+                    db.execute(
+                        "SELECT seq, before, after FROM journal WHERE entity_id = ? ORDER BY seq",
+                        (entity_id,),
+                    ).fetchall(),
+                )
                 state: Image | None = None
                 link: delta.Link | None = None
                 rows = []

@@ -11,7 +11,8 @@ term weight and stems (a single-scope store ranks as it did with FTS5):
   remove its postings when it changes or goes);
 - ``lexical_stats (part, docs, total)``: document count and total length per partition.
 
-``part`` is a hash of the scope key and the entity (memory or node), ``term`` a 64-bit hash of
+``part`` is a 64-bit hash of the scope key and the entity (memory or node; an integer: the
+21-character text it was took a third of each posting), ``term`` a 64-bit hash of
 the stem (:func:`~sage_memory.store.lexical.term_key`): no word or user id is stored here, so a
 deleted text leaves nothing of itself in these tables' index pages.
 """
@@ -33,27 +34,35 @@ Kind = Literal["m", "n"]
 
 POSTINGS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS lexical_postings (
-    part TEXT NOT NULL, term INTEGER NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL,
+    part INTEGER NOT NULL, term INTEGER NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL,
     PRIMARY KEY (part, term, doc)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS lexical_docs (
-    kind TEXT NOT NULL, doc INTEGER NOT NULL, part TEXT NOT NULL, length INTEGER NOT NULL,
+    kind TEXT NOT NULL, doc INTEGER NOT NULL, part INTEGER NOT NULL, length INTEGER NOT NULL,
     terms BLOB NOT NULL, PRIMARY KEY (kind, doc)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS lexical_stats (
-    part TEXT PRIMARY KEY, docs INTEGER NOT NULL, total INTEGER NOT NULL
+    part INTEGER PRIMARY KEY, docs INTEGER NOT NULL, total INTEGER NOT NULL
 ) WITHOUT ROWID;
 """
 
 #: Meta key and value of the current lexical layout (older stores are rebuilt on open).
-POSTINGS_META = ("lexical_index", "bm25-partition-1")
+POSTINGS_META = ("lexical_index", "bm25-partition-2")
+#: The tables of :data:`POSTINGS_SCHEMA` (an older layout's are dropped before the rebuild).
+POSTINGS_TABLES = ("lexical_postings", "lexical_docs", "lexical_stats")
 
 _TABLES = {"m": "memories", "n": "nodes"}
 
 
 def part_key(kind: Kind, scope_key: str) -> str:
-    """The hashed partition of a (entity kind, scope key)."""
+    """The hashed partition of a (entity kind, scope key) as text (the PostgreSQL store's)."""
     return kind + hashlib.blake2b(scope_key.encode(), digest_size=10).hexdigest()
+
+
+def part_id(kind: Kind, scope_key: str) -> int:
+    """The hashed partition of a (entity kind, scope key), a signed 64-bit integer."""
+    digest = hashlib.blake2b(f"{kind}\x1f{scope_key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 def node_text(data: dict[str, Any]) -> str:
@@ -85,7 +94,7 @@ def unindex(db: sqlite3.Connection, kind: Kind, doc: int) -> None:
 def index(db: sqlite3.Connection, kind: Kind, doc: int, scope_key: str, text: str) -> None:
     """(Re)index a document of a partition."""
     unindex(db, kind, doc)
-    part = part_key(kind, scope_key)
+    part = part_id(kind, scope_key)
     counts = Counter(term_key(t) for t in terms(text))
     length = sum(counts.values())
     db.executemany(
@@ -167,7 +176,7 @@ def search(
     wanted = {term_key(t): t for t in query_term_set(query)}
     if not wanted or limit <= 0:
         return []
-    part = part_key(kind, scope_key)
+    part = part_id(kind, scope_key)
     stats = memo.get(("s", part), False)
     if stats is False:
         stats = db.execute(
@@ -228,7 +237,7 @@ _POSTINGS_IN = (
 def _read_postings(
     db: sqlite3.Connection,
     kind: Kind,
-    part: str,
+    part: int,
     keys: list[int],
     cap: int,
     memo: PostingsMemo | None = None,
@@ -286,7 +295,7 @@ def _read_postings(
 
 def rebuild(db: sqlite3.Connection) -> None:
     """Index every memory and node again (a store written by an older version)."""
-    for table in ("lexical_postings", "lexical_docs", "lexical_stats"):
+    for table in POSTINGS_TABLES:
         db.execute(f"DELETE FROM {table}")
     for rid, scope_key, data in db.execute("SELECT rid, scope_key, data FROM memories").fetchall():
         index(db, "m", rid, scope_key, json.loads(data)["text"])

@@ -9,8 +9,12 @@ from typing import Any
 
 from sage_memory.codec import from_dict
 from sage_memory.store.base import NODE_LINKS, PROVENANCE_EDGE, Direction, name_key
+from sage_memory.store.journal_delta import memory_record
 from sage_memory.store.sqlite_connection import SQLiteConnection, chunks
 from sage_memory.types import Edge, Memory, Node, Scope
+
+#: The columns of a memory row that :func:`memory_record` reads its record from.
+_MEMORY_ROW = "id, ts, created_at, data"
 
 #: Nodes per compound query of a bounded edge read (SQLite allows 500 terms in one).
 _PER_QUERY = 200
@@ -41,8 +45,8 @@ class SQLiteReads(SQLiteConnection):
         return [found[i] for i in ids if i in found]
 
     def find_memory(self, memory_id: str) -> Memory | None:
-        rows = self._rows("SELECT data FROM memories WHERE id = ?", (memory_id,))
-        return from_dict(Memory, json.loads(rows[0][0])) if rows else None
+        rows = self._rows(f"SELECT {_MEMORY_ROW} FROM memories WHERE id = ?", (memory_id,))
+        return from_dict(Memory, memory_record(*rows[0])) if rows else None
 
     def list_memories(
         self,
@@ -54,7 +58,7 @@ class SQLiteReads(SQLiteConnection):
         before: datetime | None = None,
     ) -> list[Memory]:
         run_sql, params = self._run_filter(scope)
-        sql = f"SELECT data FROM memories WHERE scope_key = ?{run_sql}"
+        sql = f"SELECT {_MEMORY_ROW} FROM memories WHERE scope_key = ?{run_sql}"
         if not include_archived:
             sql += " AND archived = 0"
         if before is not None:
@@ -63,7 +67,7 @@ class SQLiteReads(SQLiteConnection):
         # Insertion order breaks ties: the messages of one add share a timestamp.
         sql += " ORDER BY ts, created_at, rid LIMIT ? OFFSET ?"
         rows = self._rows(sql, (scope.key, *params, -1 if limit is None else limit, offset))
-        return [from_dict(Memory, json.loads(r[0])) for r in rows]
+        return [from_dict(Memory, memory_record(*r)) for r in rows]
 
     def count_memories(self, scope: Scope) -> int:
         run_sql, params = self._run_filter(scope)
@@ -102,13 +106,16 @@ class SQLiteReads(SQLiteConnection):
                     out[i] = rec
             for chunk in chunks(missing):
                 marks = ",".join("?" * len(chunk))
+                columns = _MEMORY_ROW if table == "memories" else "id, data"
                 rows = self._rows(
                     # "+scope_key": from five ids on, SQLite would scan the partition by scope
-                    f"SELECT id, data FROM {table} WHERE +scope_key = ? AND id IN ({marks})",
+                    f"SELECT {columns} FROM {table} WHERE +scope_key = ? AND id IN ({marks})",
                     (scope.key, *chunk),
                 )
-                for rid, data in rows:
-                    out[rid] = rec = from_dict(cls, json.loads(data))
+                for row in rows:
+                    rid = row[0]
+                    image = memory_record(*row) if len(row) == 4 else json.loads(row[1])
+                    out[rid] = rec = from_dict(cls, image)
                     if cache is not None:
                         cache.put((table, rid), rec)
             return out

@@ -16,6 +16,13 @@ VECTORS_META = ("vector_tables", "1")
 #: vector_precision.py``); the float32 original lives on in Chroma for mirrored partitions.
 HALF_VECTORS_META = ("vector_format", "float16")
 
+#: The journal's columns as :data:`~sage_memory.store.rows.JOURNAL_COLUMNS` lists them, from
+#: ``journal j`` joined to its batch ``b``.
+JOURNAL_SELECT = (
+    "j.seq, j.id, b.id, j.scope_key, j.entity, j.entity_id, j.op, j.before, j.after, b.at,"
+    " b.actor, j.reason FROM journal j JOIN journal_batches b ON b.rid = j.batch"
+)
+
 #: Page size of new files: 8 KB pages hold five vectors (4 KB pages held two, a quarter empty).
 PAGE_SIZE = 8192
 
@@ -69,21 +76,30 @@ CREATE TABLE IF NOT EXISTS provenance (
 );
 CREATE INDEX IF NOT EXISTS provenance_by_memory ON provenance (memory_id);
 CREATE INDEX IF NOT EXISTS provenance_by_entity ON provenance (entity_id);
+-- A change's id is not UNIQUE here (no query looks a change up by it, and its index was a
+-- tenth of the journal's bytes; ids are random 128-bit values). The batch id, time and actor,
+-- the same for every change of a batch, are kept once per batch in journal_batches (files
+-- of the older layout, those three columns in every row, are converted on open).
+CREATE TABLE IF NOT EXISTS journal_batches (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    UNIQUE (id, at, actor)
+);
 CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    batch_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    batch INTEGER NOT NULL,
     scope_key TEXT NOT NULL,
     entity TEXT NOT NULL,
     entity_id TEXT NOT NULL,
     op TEXT NOT NULL,
     before TEXT,
     after TEXT,
-    at TEXT NOT NULL,
-    actor TEXT NOT NULL,
     reason TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS journal_by_batch ON journal (batch_id);
+CREATE INDEX IF NOT EXISTS journal_by_batch ON journal (batch);
 CREATE INDEX IF NOT EXISTS journal_by_entity ON journal (entity_id);
 CREATE INDEX IF NOT EXISTS journal_by_scope ON journal (scope_key, seq);
 CREATE TABLE IF NOT EXISTS access_log (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,13 +20,43 @@ _TABLES = {"memory": "memories", "node": "nodes", "edge": "edges"}
 
 
 def _last_link(db: sqlite3.Connection, ch: Change) -> delta.Link | None:
-    """The link of the row's previous journaled change (this transaction's included)."""
+    """The link of the row's previous journaled change (this transaction's included).
+
+    Called before the row is written: a previous change stored by reference to the row
+    (``R``, an insert) is first given the image the row still holds, which this change is
+    about to overwrite.
+    """
     row = db.execute(
-        "SELECT substr(before, 1, 12), substr(after, 1, 17) FROM journal WHERE entity_id = ?"
-        " ORDER BY seq DESC LIMIT 1",
+        "SELECT seq, substr(before, 1, 12), substr(after, 1, 17) FROM journal"
+        " WHERE entity_id = ? ORDER BY seq DESC LIMIT 1",
         (ch.entity_id,),
     ).fetchone()
-    return None if row is None else delta.Link.from_columns(row[0], row[1])
+    if row is None:
+        return None
+    seq, before_col, after_col = row
+    if delta.by_reference(after_col):
+        # The image this change overwrites: its ``before`` when that is it (as the ``=N``
+        # link checks), else the row as stored.
+        images = [] if ch.before is None else [json.loads(dumps(ch.before))]
+        live = delta.stored_record(db, ch.entity, ch.entity_id)
+        images += [] if live is None else [live]
+        for image in images:
+            try:
+                whole = delta.resolve(ch.entity, after_col, image)
+            except ValueError:
+                continue
+            db.execute("UPDATE journal SET after = ? WHERE seq = ?", (whole, seq))
+            break
+    return delta.Link.from_columns(before_col, after_col)
+
+
+def _batch_row(db: sqlite3.Connection, head: tuple[str, str, str]) -> int:
+    """The ``journal_batches`` row of (batch id, time, actor), added if new."""
+    db.execute("INSERT OR IGNORE INTO journal_batches (id, at, actor) VALUES (?,?,?)", head)
+    row = db.execute(
+        "SELECT rid FROM journal_batches WHERE id = ? AND at = ? AND actor = ?", head
+    ).fetchone()
+    return int(row[0])
 
 
 class SQLiteWrites(SQLiteConnection):
@@ -33,6 +64,7 @@ class SQLiteWrites(SQLiteConnection):
 
     def apply(self, changes: Sequence[Change], vectors: Mapping[str, Vector] | None = None) -> None:
         vectors = vectors or {}
+        batches: dict[tuple[str, str, str], int] = {}
         with utf8_only(), self._tx() as db:
             # Under the lock readers take; a reader keeps what it derived only when the
             # epoch did not move while it read (a rollback only costs it those links).
@@ -41,31 +73,35 @@ class SQLiteWrites(SQLiteConnection):
                 if self._decoded is not None:
                     self._decoded.drop((_TABLES[ch.entity], ch.entity_id))
                 data = None if ch.after is None else dumps(ch.after)
+                link = _last_link(db, ch)  # before the row is written (it may be needed)
                 if ch.entity == "memory":
                     # A memory's row leaves out its default fields (readers fill them in).
-                    row = None if ch.after is None else dumps(delta.compact("memory", ch.after))
+                    row = None if ch.after is None else dumps(delta.memory_row(ch.after))
                     self._write_memory(db, ch.entity_id, ch.after, row, vectors.get(ch.entity_id))
                 elif ch.entity == "node":
                     self._write_node(db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id))
                 else:
                     self._write_edge(db, ch.entity_id, ch.after, data)
-                before, after, _ = delta.encode(
-                    ch.entity, ch.before, ch.after, _last_link(db, ch), data
-                )
+                before, after, _ = delta.encode(ch.entity, ch.before, ch.after, link, data)
+                if ch.before is None and after is not None:
+                    # An insert's image is the row just written: keep only its hash here.
+                    after = delta.reference(after)
+                head = (ch.batch_id, ch.at.isoformat(), ch.actor)
+                batch = batches.get(head)
+                if batch is None:
+                    batch = batches[head] = _batch_row(db, head)
                 db.execute(
-                    "INSERT INTO journal (id, batch_id, scope_key, entity, entity_id, op, before,"
-                    " after, at, actor, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO journal (id, batch, scope_key, entity, entity_id, op, before,"
+                    " after, reason) VALUES (?,?,?,?,?,?,?,?,?)",
                     (
                         ch.id,
-                        ch.batch_id,
+                        batch,
                         ch.scope_key,
                         ch.entity,
                         ch.entity_id,
                         ch.op,
                         before,
                         after,
-                        ch.at.isoformat(),
-                        ch.actor,
                         ch.reason,
                     ),
                 )

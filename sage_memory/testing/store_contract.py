@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from sage_memory.engine.journal import Batch
-from sage_memory.store.base import GraphStore
+from sage_memory.store.base import GraphStore, MetaItems
 from sage_memory.types import Edge, Memory, Node, Scope, new_id
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -355,6 +355,18 @@ class GraphStoreContract:
         store.set_meta("k", "v")
         store.set_meta("k", "w")
         assert store.get_meta("k") == "w"
+
+    def test_meta_items_under_a_prefix(self, store: GraphStore) -> None:
+        """The optional MetaItems port: keys under a prefix, set and deleted together."""
+        if not isinstance(store, MetaItems):
+            pytest.skip("a store without the MetaItems port")
+        store.set_meta("q", "whole")
+        store.set_meta_many({"q/a": "1", "q/b": "2", "q/c": "3", "qa": "x", "r/a": "y"})
+        assert store.meta_items("q/") == {"q/a": "1", "q/b": "2", "q/c": "3"}
+        store.set_meta_many({"q/a": None, "q/b": "two", "q/zz": None})
+        assert store.meta_items("q/") == {"q/b": "two", "q/c": "3"}
+        assert store.get_meta("q/b") == "two" and store.get_meta("q") == "whole"
+        assert store.meta_items("none/") == {}
 
     def test_persistence_across_reopen(self, tmp_path: Path) -> None:
         store = self.make_store(tmp_path)

@@ -137,3 +137,66 @@ def test_a_store_without_a_queue_is_searched_once_for_pending_rows(tmp_path: Pat
         assert copy.get_all(user_id="u")[0].extraction == "pending"
         assert [r.memory.extraction for r in copy.extract_pending()] == ["ok"]
         assert copy.stats()["nodes"] > 0
+
+
+def test_a_backlog_of_deferred_adds_is_one_row_each_drained_completely_after_reopen(
+    tmp_path: Path,
+) -> None:
+    """Each deferred add queues its own meta row (no value holding the whole backlog is
+    rewritten); the backlog survives a reopen and extract_pending drains all of it, in the
+    order the memories were added."""
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        ids = [
+            mem.add(f"Dana visited the museum number {i}.", user_id="u", defer=True).memory_id
+            for i in range(15)
+        ]
+        ids += [
+            r.memory_id
+            for r in mem.add_many(
+                [f"Eli read chapter {i} of the book." for i in range(15)], user_id="u", defer=True
+            )
+        ]
+        store = mem._ctx.store
+        assert store.get_meta(pending.QUEUE_META) == pending.KEYED
+        rows = store.meta_items(pending.QUEUE_PREFIX)  # type: ignore[attr-defined]
+        assert sorted(rows) == sorted(pending.QUEUE_PREFIX + i for i in ids)
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert mem.stats()["pending"] == 30
+        assert [mid for mid, _ in pending.queued(mem._ctx)] == ids
+        assert sorted(r.memory_id for r in mem.extract_pending(limit=10)) == sorted(ids[:10])
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert mem.stats()["pending"] == 20
+        assert sorted(r.memory_id for r in mem.extract_pending()) == sorted(ids[10:])
+        assert mem.stats()["pending"] == 0
+        assert mem._ctx.store.meta_items(pending.QUEUE_PREFIX) == {}  # type: ignore[attr-defined]
+        assert all(m.extraction == "ok" for m in mem.get_all(user_id="u"))
+
+
+def test_a_queue_written_as_one_value_by_an_older_version_is_moved_into_rows(
+    tmp_path: Path,
+) -> None:
+    """A folder whose queue is the single JSON value older versions wrote: its memories are
+    still found, in its order, and the next write moves it into one row per memory."""
+    import json
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        ids = [
+            mem.add(f"Fay planted tree number {i}.", user_id="u", defer=True).memory_id
+            for i in range(6)
+        ]
+        store = mem._ctx.store
+        old = {i: ["u", None, None] for i in ids}  # the older layout: no order number
+        store.set_meta_many(  # type: ignore[attr-defined]
+            {pending.QUEUE_PREFIX + i: None for i in ids} | {pending.QUEUE_META: json.dumps(old)}
+        )
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert mem.stats()["pending"] == 6
+        assert [mid for mid, _ in pending.queued(mem._ctx)] == ids
+        extra = mem.add("Fay planted one more tree.", user_id="u", defer=True).memory_id
+        store = mem._ctx.store
+        assert store.get_meta(pending.QUEUE_META) == pending.KEYED
+        assert [mid for mid, _ in pending.queued(mem._ctx)] == [*ids, extra]
+        assert len(mem.extract_pending()) == 7
+        assert mem.stats()["pending"] == 0

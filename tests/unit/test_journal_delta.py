@@ -140,3 +140,196 @@ def test_a_rewritten_history_stays_exact_and_unlinks_what_follows(tmp_path: Path
     last = store.journal(entity_id=nid)[-1][1]
     assert (last.before, last.after) == (images[-1], nxt)
     store.close()
+
+
+def _journal_cols(path: Path, entity_id: str) -> list[tuple[str | None, str | None]]:
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute(
+            "SELECT before, after FROM journal WHERE entity_id = ? ORDER BY seq", (entity_id,)
+        ).fetchall()
+    finally:
+        db.close()
+    return rows
+
+
+def test_an_insert_is_journaled_by_reference_to_its_row_until_the_row_changes(
+    tmp_path: Path,
+) -> None:
+    """An add's journal row keeps the hash of the memory, not a second copy of its record;
+    the row's next change puts the image in first, so history and undo read it as before."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        first = mem.add("Alice lives in Paris with her old cat", user_id="u")
+        mid = first.memory_id
+        [(before, after)] = _journal_cols(folder / "sage.db", mid)
+        assert before is None and after is not None and after.startswith("R")
+        assert len(after) == 17  # the text is in the row only
+        [insert] = mem.history(mid)
+        assert insert.after is not None and insert.after["text"].startswith("Alice lives")
+        mem.update(mid, "Alice lives in Berlin now", user_id="u")
+        cols = _journal_cols(folder / "sage.db", mid)
+        assert cols[0][1] is not None and cols[0][1].startswith("F")  # the image, put in
+        assert cols[-1][1] is not None and cols[-1][1][:1] in ("R", "D")
+        history = mem.history(mid)
+        assert [c.after["text"] for c in history if c.after] == [
+            "Alice lives in Paris with her old cat",
+            "Alice lives in Berlin now",
+        ]
+        mem.undo(history[-1].batch_id)
+        assert mem.get(mid, user_id="u").text == "Alice lives in Paris with her old cat"
+    with SageMemory(folder, embedder="hashing") as mem:  # reopened: the same history
+        assert [c.op for c in mem.history(mid)][:2] == ["insert", "update"]
+        mem.undo(first.change_ids[0], force=True)
+        assert mem.get_all(user_id="u") == []
+
+
+def test_a_journal_with_whole_insert_images_of_older_versions_still_reads(
+    tmp_path: Path,
+) -> None:
+    """A folder written before inserts were journaled by reference (``F`` images): it opens,
+    its history reads the same, and its rows' next changes link to those images."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        mid = mem.add("Bob works at Acme as an engineer", user_id="u").memory_id
+        want = [(c.before, c.after) for c in mem.history(mid)]
+    db = sqlite3.connect(folder / "sage.db")
+    rows = db.execute(
+        "SELECT seq, entity, entity_id, after FROM journal WHERE after LIKE 'R%'"
+    ).fetchall()
+    assert rows
+    db.executemany(  # what older versions wrote: the whole image
+        "UPDATE journal SET after = ? WHERE seq = ?",
+        [
+            (delta.resolve(entity, after, delta.stored_record(db, entity, eid)), seq)
+            for seq, entity, eid, after in rows
+        ],
+    )
+    db.commit()
+    db.close()
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert [(c.before, c.after) for c in mem.history(mid)] == want
+        mem.update(mid, "Bob works at Initech", user_id="u")
+        cols = _journal_cols(folder / "sage.db", mid)
+        assert cols[1][0] == "=1"  # linked to the older version's image
+        assert mem.history(mid)[-1].before == want[0][1]
+
+
+def test_a_memory_row_keeps_its_columns_once_and_older_whole_rows_still_read(
+    tmp_path: Path,
+) -> None:
+    """A memory row's JSON leaves out what its columns hold (id, timestamp, created_at) and
+    an ``updated_at`` equal to ``created_at``; a row written whole by an older version reads
+    the same."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        mid = mem.add("Carol bought a red bicycle", user_id="u", infer=False).memory_id
+        want = mem.get(mid, user_id="u")
+    db = sqlite3.connect(folder / "sage.db")
+    (data,) = db.execute("SELECT data FROM memories WHERE id = ?", (mid,)).fetchone()
+    row = json.loads(data)
+    assert not {"id", "timestamp", "created_at", "updated_at"} & set(row)
+    assert row["text"] == "Carol bought a red bicycle"
+    whole = dumps(delta.compact("memory", to_dict(want)))  # what older versions wrote
+    db.execute("UPDATE memories SET data = ? WHERE id = ?", (whole, mid))
+    db.commit()
+    db.close()
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert mem.get(mid, user_id="u") == want
+        assert mem.get_all(user_id="u") == [want]
+        mem.update(mid, "Carol bought a blue bicycle", user_id="u")
+        now = mem.get(mid, user_id="u")
+        assert now.text == "Carol bought a blue bicycle" and now.updated_at >= now.created_at
+        assert next(c.after["text"] for c in mem.history(mid) if c.after) == want.text
+
+
+_OLD_POSTINGS = {  # the lexical tables of the "bm25-partition-1" layout (text partitions)
+    "lexical_postings": "part TEXT NOT NULL, term INTEGER NOT NULL, doc INTEGER NOT NULL,"
+    " tf INTEGER NOT NULL, PRIMARY KEY (part, term, doc)",
+    "lexical_docs": "kind TEXT NOT NULL, doc INTEGER NOT NULL, part TEXT NOT NULL,"
+    " length INTEGER NOT NULL, terms BLOB NOT NULL, PRIMARY KEY (kind, doc)",
+    "lexical_stats": "part TEXT PRIMARY KEY, docs INTEGER NOT NULL, total INTEGER NOT NULL",
+}
+
+
+def test_postings_of_the_text_partition_layout_are_rebuilt_with_integer_partitions(
+    tmp_path: Path,
+) -> None:
+    """A folder whose lexical postings name their partition as text (older versions) is
+    indexed again on open, in integer partitions, and its memories are found by their words."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        mid = mem.add("Dora repaired the lighthouse lamp", user_id="u", infer=False).memory_id
+        mem.add("Evan painted the garden fence", user_id="v", infer=False)
+    db = sqlite3.connect(folder / "sage.db")
+    for table, columns in _OLD_POSTINGS.items():
+        db.execute(f"DROP TABLE {table}")
+        db.execute(f"CREATE TABLE {table} ({columns}) WITHOUT ROWID")
+    db.execute("UPDATE meta SET value = 'bm25-partition-1' WHERE key = 'lexical_index'")
+    db.commit()
+    db.close()
+    with SageMemory(folder, embedder="hashing") as mem:
+        hits = mem.search("lighthouse lamp", user_id="u").memories
+        assert hits and hits[0].memory.id == mid
+        assert all(h.memory.id != mid for h in mem.search("lighthouse lamp", user_id="v").memories)
+    db = sqlite3.connect(folder / "sage.db")
+    kinds = db.execute(
+        "SELECT DISTINCT typeof(part) FROM lexical_postings UNION"
+        " SELECT DISTINCT typeof(part) FROM lexical_stats"
+    ).fetchall()
+    db.close()
+    assert kinds == [("integer",)]
+
+
+_OLD_JOURNAL = """
+CREATE TABLE journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, batch_id TEXT NOT NULL,
+    scope_key TEXT NOT NULL, entity TEXT NOT NULL, entity_id TEXT NOT NULL, op TEXT NOT NULL,
+    before TEXT, after TEXT, at TEXT NOT NULL, actor TEXT NOT NULL, reason TEXT NOT NULL
+);
+CREATE INDEX journal_by_batch ON journal (batch_id);
+CREATE INDEX journal_by_entity ON journal (entity_id);
+CREATE INDEX journal_by_scope ON journal (scope_key, seq);
+"""
+
+
+def test_a_journal_of_the_older_layout_is_converted_on_open(tmp_path: Path) -> None:
+    """A journal whose rows each hold their batch id, time and actor (older versions) is
+    moved into the current layout on open: the same changes, undo still works, and sequence
+    numbers go on after the old counter (never reused, even for purged changes)."""
+    from sage_memory import SageMemory
+
+    folder = tmp_path / "m"
+    with SageMemory(folder, embedder="hashing") as mem:
+        first = mem.add("Gus adopted a grey kitten", user_id="u")
+        second = mem.add("Gus moved to Oslo", user_id="u")
+        want = mem._ctx.store.journal()
+    db = sqlite3.connect(folder / "sage.db")
+    rows = db.execute(
+        "SELECT j.seq, j.id, b.id, j.scope_key, j.entity, j.entity_id, j.op, j.before, j.after,"
+        " b.at, b.actor, j.reason FROM journal j JOIN journal_batches b ON b.rid = j.batch"
+    ).fetchall()
+    db.executescript("DROP TABLE journal; DROP TABLE journal_batches;" + _OLD_JOURNAL)
+    db.executemany(f"INSERT INTO journal VALUES ({','.join('?' * 12)})", rows)
+    top = max(r[0] for r in rows) + 5  # changes purged at the end
+    db.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'journal'", (top,))
+    db.commit()
+    db.close()
+    with SageMemory(folder, embedder="hashing") as mem:
+        assert mem._ctx.store.journal() == want
+        assert [c.op for c in mem.history(second.memory_id)] == ["insert"]
+        mem.undo(want[-1][1].batch_id)  # the second add's batch
+        assert [m.id for m in mem.get_all(user_id="u")] == [first.memory_id]
+        assert min(s for s, _ in mem._ctx.store.journal() if s > want[-1][0]) > top
+    db = sqlite3.connect(folder / "sage.db")
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    db.close()
+    assert "journal_v1" not in names and "journal_batches" in names

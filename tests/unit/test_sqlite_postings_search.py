@@ -81,7 +81,7 @@ def _common_and_rare() -> list[tuple[str, str, str | None]]:
 
 def test_a_common_term_is_read_to_the_bound_and_its_frequency_estimated() -> None:
     db = _db(_common_and_rare())
-    part = postings.part_key("m", "scope")
+    part = postings.part_id("m", "scope")
     keys = [postings.term_key(t) for t in query_term_set("kettle harbour lantern")]
     rows, df = postings._read_postings(db, "m", part, keys, 40)
     kettle, harbour, lantern = keys
@@ -118,7 +118,7 @@ def test_the_rare_documents_are_looked_up_under_all_common_terms_at_once() -> No
     db = _db(texts)
     seen: list[str] = []
     db.set_trace_callback(seen.append)
-    part = postings.part_key("m", "scope")
+    part = postings.part_id("m", "scope")
     keys = [postings.term_key(t) for t in query_term_set("kettle pebble lantern")]
     rows, _ = postings._read_postings(db, "m", part, keys, 40)
     db.set_trace_callback(None)
