@@ -33,7 +33,7 @@ from sage_memory.entities.names import display_name, merge_aliases, strip_privat
 from sage_memory.extract.argtypes import is_instrument, is_type
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
-from sage_memory.extract.clauses import Match, Matcher, settle
+from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
 from sage_memory.extract.machine import log_record, opens_code
@@ -660,6 +660,10 @@ class _Reading:
             ("customer",),
         ):
             return True
+        if len(arg.words) >= 2 and (
+            any(c.isdigit() for c in arg.words[-1]) or len(arg.words[-1]) == 1
+        ):
+            return False  # "Ward 9", "Annex B": a numbered or lettered thing, nobody's name
         return arg.proper and arg.kind == NP and not arg.code and len(arg.words) <= 3
 
     def _holds_role(self, m: Match) -> bool:
@@ -871,6 +875,15 @@ class _Reading:
         compares, it states no liking."""
         if m.phrase.relation not in ("PREFERS", "DISLIKES"):
             return True
+        if "steady_dislike" in m.phrase.flags:
+            # "doesn't like X anymore" tells a liking that ended (PREFERS, negated), not a
+            # standing dislike
+            lo, hi = clause_bounds(toks, (min(m.literals), max(m.literals) + 1))
+            words = [t.lower for t in toks[lo:hi]]
+            if "anymore" in words or any(
+                words[k : k + 2] == ["no", "longer"] for k in range(len(words) - 1)
+            ):
+                return False
         return not any(
             toks[k].lower == "like" and toks[k].pos == PREP and k and toks[k - 1].lower == ","
             for k in m.literals
@@ -1042,6 +1055,8 @@ class _Reading:
             and not all(self._person_like(x) or self._org_like(x) for x in a)
         ):
             return False
+        if "thing_fix" in f and any(x.kind == PRONOUN or self._person_like(x) for x in b):
+            return False  # "Ana got rid of her van": a possession let go, no fix
         if "speaker_or_person" in f:
             s = m.slots.get("S", [])
             if not s or not all(self._person_like(x) for x in s):
@@ -1068,7 +1083,10 @@ class _Reading:
             "org_only" in f
             and b
             and not all(
-                self._org_like(x) and (x.words[-1] if x.words else "") not in groups for x in b
+                self._org_like(x)
+                and (x.words[-1] if x.words else "") not in groups
+                and not self._named_place(x)  # "left Lisbon": a home, not an employer
+                for x in b
             )
         ):
             return False
@@ -1086,6 +1104,8 @@ class _Reading:
     def _places_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         if "place_only" in m.phrase.flags and b and not all(self._place_like(x) for x in b):
             return False
+        if "named_place" in m.phrase.flags and not (b and all(self._named_place(x) for x in b)):
+            return False  # a verb said of employers and homes alike ("leave"): a place only
         return not (m.phrase.relation == "LIVES_IN" and b and not all(x.kind == NP for x in b))
 
     def _fits_copula(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
@@ -1464,7 +1484,8 @@ class _Reading:
             ):
                 targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
                 out = "IS_A"  # "belongs to the cactus family"
-        if person and out in ("PART_OF", "IS_A", "HAS_ROLE"):
+        # "X is a choir" says what X is; a person is in a group ("belongs to", "is part of")
+        if person and out in ("PART_OF", "HAS_ROLE"):
             groups = self.lex.words("group_heads") | self.lex.words("org_heads")
             if targets and all(_head_word(t) in groups for t in targets):
                 out = "MEMBER_OF"
