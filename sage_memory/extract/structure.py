@@ -50,6 +50,7 @@ from sage_memory.extract.word import (
     CONJ,
     MODAL,
     NEG,
+    NOMINAL,
     NOUN,
     PREP,
     PROPN,
@@ -1433,6 +1434,39 @@ class _Reading:
             attributes=attrs or {},
         )
 
+    def _one_of_many(self, relation: str, toks: list[Token], targets: list[Arg]) -> str:
+        """ "X is one of the (four) Ys of|in Z": X is counted among Z's Ys, so it is a part
+        of Z (the partitive "one of", Quirk et al. 5.9, with the whole after "of" or "in");
+        the target is cut to Z. Unchanged when no whole follows."""
+        if relation != "IS_A" or len(targets) != 1:
+            return relation
+        k = targets[0].start
+        while k > 0 and toks[k - 1].pos in ("DET", "NUM", ADJ):
+            k -= 1  # "the four", "six", "the oldest"
+        if not (k >= 2 and toks[k - 2].lower == "one" and toks[k - 1].lower == "of"):
+            return relation
+        j = targets[0].start
+        while j < len(toks) and toks[j].pos in ("DET", "NUM", ADJ):
+            j += 1
+        while j < len(toks) and (toks[j].pos in NOMINAL or toks[j].pos == ADJ):
+            j += 1
+        if not (
+            j + 1 < len(toks)
+            and toks[j].lower in ("of", "in")
+            and toks[j - 1].pos == NOUN
+            and toks[j - 1].inflected == "s"
+            # "one of the founders of": a role among people, read as a role
+            and toks[j - 1].lemma not in self.lex.words("role_heads")
+        ):
+            return relation
+        reader = self.ex.matcher.reader
+        end = reader._np_end(toks, j + 1, len(toks))
+        whole = reader._np(toks, j + 1, end) if end > j + 1 else None
+        if whole is None or not whole.name:
+            return relation
+        targets[0] = whole
+        return "PART_OF"
+
     def _retype(self, relation: str, sources: list[Arg], targets: list[Arg]) -> str:
         """The relation the arguments' own words say, for copular and "belong" phrasings.
 
@@ -1520,6 +1554,7 @@ class _Reading:
                 relation = "IS_A"
             if not dst_slot.startswith("="):
                 targets = list(m.slots.get(dst_slot, []))
+                relation = self._one_of_many(relation, toks, targets)
                 relation = self._retype(relation, m.slots.get(src_slot, []), targets)
                 m.slots[dst_slot] = targets
             if rel == "WORKS_AT" and any(

@@ -62,3 +62,13 @@ def test_not_liking_is_a_dislike_unless_the_liking_ended() -> None:
     got = edges("Ben doesn't like horror films anymore.")
     assert ("ben", "PREFERS", "horror film", True) in got
     assert not any(r == "DISLIKES" for _, r, _, _ in got)
+
+
+@needs_parser
+def test_one_of_the_parts_of_a_whole_is_part_of_it() -> None:
+    got = edges("The loader module is one of six modules in the billing suite.")
+    assert ("loader module", "PART_OF", "billing suite", False) in got
+    assert ("gdansk", "PART_OF", "poland", False) in edges("Gdansk is one of the ports of Poland.")
+    assert ("mia", "IS_A", "founder", False) in edges(
+        "Mia is one of the founders of the book club."
+    )
