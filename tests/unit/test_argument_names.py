@@ -35,3 +35,13 @@ def test_a_note_without_subject_is_named_after_its_modal() -> None:
     assert ("merge the branch", "BLOCKED_BY", "build server", False) in edges(
         "Can't merge the branch - waiting on the build servers to come back."
     )
+
+
+@needs_parser
+def test_a_kept_up_act_keeps_its_gerund_and_a_started_one_is_the_act() -> None:
+    assert ("nurse", "RECOMMENDS", "keep taking the antibiotics", False) in edges(
+        "The nurse advised me to keep taking the antibiotics."
+    )
+    assert ("sand the floor", "BLOCKED_BY", "glue", False) in edges(
+        "Can't start sanding the floor until the glue dries."
+    )
