@@ -1117,6 +1117,11 @@ class _Reading:
             return False
         if any(x.words and x.words[-1] in self.lex.words("possessive_pronouns") for x in b):
             return False
+        if any(
+            x.words and x.words[-1] in self.lex.words("evaluative_nouns") and len(x.words) <= 2
+            for x in b
+        ):
+            return False  # "the form is a real pain": an opinion, no class
         at, _ = m.spans["B"]
         while at < len(toks) - 1 and toks[at].pos in ("ADV", "NEG"):
             at += 1

@@ -72,3 +72,10 @@ def test_one_of_the_parts_of_a_whole_is_part_of_it() -> None:
     assert ("mia", "IS_A", "founder", False) in edges(
         "Mia is one of the founders of the book club."
     )
+
+
+@needs_parser
+def test_a_noun_of_judgement_after_is_a_is_no_class() -> None:
+    assert not edges("The tax portal is a nightmare.")
+    assert not edges("The new printer is a real pain.")
+    assert ("kestrel", "IS_A", "small falcon", False) in edges("The kestrel is a small falcon.")
