@@ -53,7 +53,14 @@ class ArgReader(PhraseReader):
         if e - s >= 3 and toks[e - 1].lower in ("but", "and"):
             verbs = [k for k in range(s, e) if toks[k].pos == VERB]
             if verbs and verbs[0] > s:
-                subject = self._coordinated_nps(toks, self._trim_start(toks, s, verbs[0]), verbs[0])
+                # the first predicate opens at its auxiliary ("the form has been sent and is
+                # ..."; "Kim is a nurse, and is ..."): the subject ends before it
+                first = next(
+                    (k for k in range(s + 1, verbs[0]) if toks[k].pos in (AUX, MODAL)), verbs[0]
+                )
+                end = self._trim_end(toks, s, first)
+                start = self._trim_start(toks, s, end)
+                subject = self._coordinated_nps(toks, start, end) if start < end else []
                 if subject:
                     return subject
         antecedent = self._relative_antecedent(toks, s, e)
@@ -154,7 +161,25 @@ class ArgReader(PhraseReader):
             if k > s and toks[k - 1].pos in (NOUN, PROPN, CODE, PRON, AUX, MODAL, NEG, ADV)
         ]
         if toks[s].pos == VERB or (toks[s].pos == PART and s + 1 < e and toks[s + 1].pos == VERB):
-            return [self._task(toks, s + (toks[s].pos == PART), e)]
+            # a gerund subject of a finite predicate ("sanding the deck has to happen
+            # first"): the task is the gerund's phrase, the predicate is no part of it
+            end = e
+            if toks[s].inflected == "ing":
+                vend = self._vp_end(toks, s, e)
+                if s + 1 < vend < e and (
+                    toks[vend].pos in (AUX, MODAL, NEG)
+                    or toks[vend].lower in ("no", "never")
+                    or (toks[vend].pos == VERB and toks[vend].tag in ("VBZ", "VBD", "VBP"))
+                ):
+                    end = vend
+            return [self._task(toks, s + (toks[s].pos == PART), end)]
+        # a note without its subject ("can't book the hall yet, ..."): the modal and
+        # its negation open the clause, the task is the verb phrase after them
+        k = s
+        while k < e and toks[k].pos in (MODAL, NEG, ADV) and toks[k].lower not in ("then",):
+            k += 1
+        if s < k < e and toks[k].pos == VERB and any(toks[m].pos == MODAL for m in range(s, k)):
+            return [self._task(toks, k, e)]
         if finite:
             if clause_ok:
                 return [self._clause(toks, s, e)]

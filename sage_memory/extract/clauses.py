@@ -593,10 +593,15 @@ class Matcher:
             if k not in m.literals and k not in inside
         )
         # "anymore" / "no longer" deny the clause they stand in, not the whole sentence
-        c_lo, c_hi = _clause_bounds(toks, (lo, hi))
+        c_lo, c_hi = clause_bounds(toks, (lo, hi))
         lowered = [t.lower for t in toks[c_lo:c_hi]]
-        if "anymore" in lowered or any(
-            lowered[k] == "no" and lowered[k + 1] == "longer" for k in range(len(lowered) - 1)
+        # ... and only say when a phrasing's own denial holds ("isn't into jazz anymore"):
+        # they never undo it
+        if not m.phrase.negated and (
+            "anymore" in lowered
+            or any(
+                lowered[k] == "no" and lowered[k + 1] == "longer" for k in range(len(lowered) - 1)
+            )
         ):
             negated = True
         negated = negated or any(a.negated for args in m.slots.values() for a in args)
@@ -708,7 +713,7 @@ def _denied_necessity(toks: list[Token], s: int, e: int) -> bool:
     )
 
 
-def _clause_bounds(toks: list[Token], extent: tuple[int, int]) -> tuple[int, int]:
+def clause_bounds(toks: list[Token], extent: tuple[int, int]) -> tuple[int, int]:
     """The span of the clause around ``extent``: out to the nearest , ; : or sentence end."""
     stops = (",", ";", ":", ".", "!", "?", "—", "-")
     lo, hi = extent

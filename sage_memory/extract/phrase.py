@@ -408,6 +408,14 @@ class PhraseReader:
     def _vp_end(self, toks: list[Token], k: int, e: int) -> int:
         """End of a task's verb phrase: verb, particle, object, one prepositional phrase."""
         j = k + 1
+        if (
+            j + 1 < e
+            and toks[j].pos == VERB
+            and toks[j].inflected == "ing"
+            and toks[k].lemma
+            in self.lex.words("catenative_verbs") | self.lex.words("inceptive_verbs")
+        ):
+            return self._vp_end(toks, j, e)  # "keep taking the tablets": one act, kept up
         while (
             j < e
             and (toks[j].lower in _PARTICLES and toks[j].pos in (PREP, ADV))
@@ -585,6 +593,13 @@ class PhraseReader:
 
     def _task(self, toks: list[Token], s: int, e: int) -> Arg:
         """A task's name: its verb phrase with the first verb in the base form."""
+        if (
+            e - s >= 3
+            and toks[s].lemma in self.lex.words("inceptive_verbs")
+            and toks[s + 1].pos == VERB
+            and toks[s + 1].inflected == "ing"
+        ):
+            s += 1  # "start tiling the floor" names the tiling
         manner = e - s == 2 and toks[s + 1].pos == ADV and toks[s + 1].lower.endswith("ly")
         if not manner:  # "work remotely" keeps its manner adverb
             e = self._trim_end(toks, s, e) if e - s > 1 else e

@@ -33,7 +33,7 @@ from sage_memory.entities.names import display_name, merge_aliases, strip_privat
 from sage_memory.extract.argtypes import is_instrument, is_type
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
-from sage_memory.extract.clauses import Match, Matcher, settle
+from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
 from sage_memory.extract.machine import log_record, opens_code
@@ -50,6 +50,7 @@ from sage_memory.extract.word import (
     CONJ,
     MODAL,
     NEG,
+    NOMINAL,
     NOUN,
     PREP,
     PROPN,
@@ -660,6 +661,10 @@ class _Reading:
             ("customer",),
         ):
             return True
+        if len(arg.words) >= 2 and (
+            any(c.isdigit() for c in arg.words[-1]) or len(arg.words[-1]) == 1
+        ):
+            return False  # "Ward 9", "Annex B": a numbered or lettered thing, nobody's name
         return arg.proper and arg.kind == NP and not arg.code and len(arg.words) <= 3
 
     def _holds_role(self, m: Match) -> bool:
@@ -871,6 +876,15 @@ class _Reading:
         compares, it states no liking."""
         if m.phrase.relation not in ("PREFERS", "DISLIKES"):
             return True
+        if "steady_dislike" in m.phrase.flags:
+            # "doesn't like X anymore" tells a liking that ended (PREFERS, negated), not a
+            # standing dislike
+            lo, hi = clause_bounds(toks, (min(m.literals), max(m.literals) + 1))
+            words = [t.lower for t in toks[lo:hi]]
+            if "anymore" in words or any(
+                words[k : k + 2] == ["no", "longer"] for k in range(len(words) - 1)
+            ):
+                return False
         return not any(
             toks[k].lower == "like" and toks[k].pos == PREP and k and toks[k - 1].lower == ","
             for k in m.literals
@@ -1042,6 +1056,8 @@ class _Reading:
             and not all(self._person_like(x) or self._org_like(x) for x in a)
         ):
             return False
+        if "thing_fix" in f and any(x.kind == PRONOUN or self._person_like(x) for x in b):
+            return False  # "Ana got rid of her van": a possession let go, no fix
         if "speaker_or_person" in f:
             s = m.slots.get("S", [])
             if not s or not all(self._person_like(x) for x in s):
@@ -1068,7 +1084,10 @@ class _Reading:
             "org_only" in f
             and b
             and not all(
-                self._org_like(x) and (x.words[-1] if x.words else "") not in groups for x in b
+                self._org_like(x)
+                and (x.words[-1] if x.words else "") not in groups
+                and not self._named_place(x)  # "left Lisbon": a home, not an employer
+                for x in b
             )
         ):
             return False
@@ -1086,6 +1105,8 @@ class _Reading:
     def _places_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         if "place_only" in m.phrase.flags and b and not all(self._place_like(x) for x in b):
             return False
+        if "named_place" in m.phrase.flags and not (b and all(self._named_place(x) for x in b)):
+            return False  # a verb said of employers and homes alike ("leave"): a place only
         return not (m.phrase.relation == "LIVES_IN" and b and not all(x.kind == NP for x in b))
 
     def _fits_copula(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
@@ -1096,6 +1117,11 @@ class _Reading:
             return False
         if any(x.words and x.words[-1] in self.lex.words("possessive_pronouns") for x in b):
             return False
+        if any(
+            x.words and x.words[-1] in self.lex.words("evaluative_nouns") and len(x.words) <= 2
+            for x in b
+        ):
+            return False  # "the form is a real pain": an opinion, no class
         at, _ = m.spans["B"]
         while at < len(toks) - 1 and toks[at].pos in ("ADV", "NEG"):
             at += 1
@@ -1413,6 +1439,39 @@ class _Reading:
             attributes=attrs or {},
         )
 
+    def _one_of_many(self, relation: str, toks: list[Token], targets: list[Arg]) -> str:
+        """ "X is one of the (four) Ys of|in Z": X is counted among Z's Ys, so it is a part
+        of Z (the partitive "one of", Quirk et al. 5.9, with the whole after "of" or "in");
+        the target is cut to Z. Unchanged when no whole follows."""
+        if relation != "IS_A" or len(targets) != 1:
+            return relation
+        k = targets[0].start
+        while k > 0 and toks[k - 1].pos in ("DET", "NUM", ADJ):
+            k -= 1  # "the four", "six", "the oldest"
+        if not (k >= 2 and toks[k - 2].lower == "one" and toks[k - 1].lower == "of"):
+            return relation
+        j = targets[0].start
+        while j < len(toks) and toks[j].pos in ("DET", "NUM", ADJ):
+            j += 1
+        while j < len(toks) and (toks[j].pos in NOMINAL or toks[j].pos == ADJ):
+            j += 1
+        if not (
+            j + 1 < len(toks)
+            and toks[j].lower in ("of", "in")
+            and toks[j - 1].pos == NOUN
+            and toks[j - 1].inflected == "s"
+            # "one of the founders of": a role among people, read as a role
+            and toks[j - 1].lemma not in self.lex.words("role_heads")
+        ):
+            return relation
+        reader = self.ex.matcher.reader
+        end = reader._np_end(toks, j + 1, len(toks))
+        whole = reader._np(toks, j + 1, end) if end > j + 1 else None
+        if whole is None or not whole.name:
+            return relation
+        targets[0] = whole
+        return "PART_OF"
+
     def _retype(self, relation: str, sources: list[Arg], targets: list[Arg]) -> str:
         """The relation the arguments' own words say, for copular and "belong" phrasings.
 
@@ -1464,7 +1523,8 @@ class _Reading:
             ):
                 targets[i] = _renamed(arg, arg.name.rsplit(" ", 1)[0])
                 out = "IS_A"  # "belongs to the cactus family"
-        if person and out in ("PART_OF", "IS_A", "HAS_ROLE"):
+        # "X is a choir" says what X is; a person is in a group ("belongs to", "is part of")
+        if person and out in ("PART_OF", "HAS_ROLE"):
             groups = self.lex.words("group_heads") | self.lex.words("org_heads")
             if targets and all(_head_word(t) in groups for t in targets):
                 out = "MEMBER_OF"
@@ -1499,6 +1559,7 @@ class _Reading:
                 relation = "IS_A"
             if not dst_slot.startswith("="):
                 targets = list(m.slots.get(dst_slot, []))
+                relation = self._one_of_many(relation, toks, targets)
                 relation = self._retype(relation, m.slots.get(src_slot, []), targets)
                 m.slots[dst_slot] = targets
             if rel == "WORKS_AT" and any(
