@@ -1439,11 +1439,16 @@ class _Reading:
             attributes=attrs or {},
         )
 
-    def _one_of_many(self, relation: str, toks: list[Token], targets: list[Arg]) -> str:
+    def _one_of_many(
+        self, relation: str, toks: list[Token], sources: list[Arg], targets: list[Arg]
+    ) -> str:
         """ "X is one of the (four) Ys of|in Z": X is counted among Z's Ys, so it is a part
         of Z (the partitive "one of", Quirk et al. 5.9, with the whole after "of" or "in");
-        the target is cut to Z. Unchanged when no whole follows."""
+        the target is cut to Z. Unchanged when no whole follows, and for a person, who is
+        no part ("one of the two daughters of the baker": kin, not a member)."""
         if relation != "IS_A" or len(targets) != 1:
+            return relation
+        if any(x.kind == PRONOUN for x in sources):
             return relation
         k = targets[0].start
         while k > 0 and toks[k - 1].pos in ("DET", "NUM", ADJ):
@@ -1460,8 +1465,10 @@ class _Reading:
             and toks[j].lower in ("of", "in")
             and toks[j - 1].pos == NOUN
             and toks[j - 1].inflected == "s"
-            # "one of the founders of": a role among people, read as a role
+            # "one of the founders of": a role among people, read as a role; "one of the
+            # daughters of": kin, no part
             and toks[j - 1].lemma not in self.lex.words("role_heads")
+            and toks[j - 1].lemma not in self.lex.words("person_nouns")
         ):
             return relation
         reader = self.ex.matcher.reader
@@ -1559,7 +1566,7 @@ class _Reading:
                 relation = "IS_A"
             if not dst_slot.startswith("="):
                 targets = list(m.slots.get(dst_slot, []))
-                relation = self._one_of_many(relation, toks, targets)
+                relation = self._one_of_many(relation, toks, m.slots.get(src_slot, []), targets)
                 relation = self._retype(relation, m.slots.get(src_slot, []), targets)
                 m.slots[dst_slot] = targets
             if rel == "WORKS_AT" and any(
