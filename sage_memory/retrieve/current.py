@@ -364,8 +364,12 @@ class _Statements:
         asked_words = _stems(without_now(plan.text))
         self.qterms = asked_words - name_words - {w[:STEM] for w in _WHEN_ASKED}
         self.terms = {i: _stems(memories[i].text) & self.qterms for i in top}
-        # The words of the query a statement may say after its title (see :meth:`may_lead`).
+        # The words of the query a statement may say after its title (see :meth:`may_lead`),
+        # and the slot words in more than one title of the window: the team's topic ("Kite
+        # crew: ..."), where one title's own slot words ("Kite crew budget: ...") are not.
         self.asked_words = self.qterms | {w for n in plan.names for w in word_tokens(n)}
+        titled = [_stems(title(memories[i].text)) & self.qterms for i in top]
+        self.topic = {w for w in self.qterms if sum(w in t for t in titled) > 1}
         # Notes titled with a rival of a name the query says ("Station Gneiss" asked, "Station
         # Basalt: ..."): another team's, whatever their text names.
         told = names_rival(plan.text, [title(memories[i].text) for i in top])
@@ -486,7 +490,7 @@ class _Statements:
         if self.keys[i] or i in self.retelling:
             return True
         text = self.memories[i].text
-        if _own_words(text, self.asked_words):
+        if _own_words(text, self.asked_words) or _stems(title(text)) & self.qterms - self.topic:
             return True
         said = body(text)
         if _WHERE_ASKED.search(self.plan.text.casefold()) and _PLACE_NAMED.search(said):

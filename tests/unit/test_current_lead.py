@@ -126,3 +126,22 @@ def test_a_role_handed_to_someone_may_lead() -> None:
     plan = analyze("Who runs the Larkfield depot now?", NOW)
     out = current_first(scores, docs, vectors, _unit(1.0, 0.3, 0.1), plan, None)
     assert _order(out)[0] == "handed"
+
+
+def test_a_title_that_names_the_slot_itself_states_it() -> None:
+    # "Ferris wheel budget: ..." names the slot in its title, which no other note's title does:
+    # the update leads, not the twin wheel's later note.
+    docs = {
+        "first": _memory("first", "Ferris wheel build: the budget is ninety thousand.", 1),
+        "update": _memory("update", "Ferris wheel budget: a hundred and ten thousand now.", 3),
+        "chat": _memory("chat", "Ferris wheel build: drizzle all day, site muddy.", 4),
+    }
+    vectors = {
+        "first": _unit(1.0, 0.3, 0.1),
+        "update": _unit(1.0, 0.35, 0.0),
+        "chat": _unit(1.0, 0.25, 0.2),
+    }
+    scores = {"first": 1.0, "chat": 0.9, "update": 0.8}
+    plan = analyze("What is the Ferris wheel budget now?", NOW)
+    out = current_first(scores, docs, vectors, _unit(1.0, 0.3, 0.1), plan, None)
+    assert _order(out)[0] == "update"
