@@ -18,10 +18,10 @@ The cues are English grammar, not a list fitted to any data: present-time adverb
 currently, nowadays, these days), adverbs of recent change (recently, lately, anymore, no
 longer, instead), the adjectives of a replaced value (new, updated, revised, latest), the
 change-of-state verbs of a value (change, switch, move, reschedule, postpone, update, revise,
-adjust, increase, decrease, raise, lower, grow, rise, drop, fall, reduce, extend, shorten,
-expand, improve, reach, replace: Levin 1993, "verbs of change of state" and "calibratable
-change of state" classes), the "from X to Y" frame of a change, the adverbials that date a
-change from a moment on ("from now on", "from today", "going forward") and the phrasal
+adjust, increase, decrease, raise and its colloquial bump, lower, grow, rise, drop, fall, reduce,
+extend, shorten, expand, improve, reach, replace: Levin 1993, "verbs of change of state" and
+"calibratable change of state" classes), the "from X to Y" frame of a change, the adverbials
+that date a change from a moment on ("from now on", "from today", "going forward") and the phrasal
 verbs of succession in a role ("take over", "hand over", "step in", "step down").
 """
 
@@ -45,7 +45,7 @@ _CHANGE = re.compile(
     r"|new|newly|updated?|updating|revised?|revising|latest"
     r"|chang(?:e|es|ed|ing)|switch(?:es|ed|ing)?|mov(?:e|es|ed|ing)|reschedul\w*|postpon\w*"
     r"|push(?:ed)? back|brought forward|adjust\w*|increas\w*|decreas\w*"
-    r"|rais(?:e|es|ed|ing)|lower(?:s|ed|ing)|gr(?:ew|own)|ris(?:e|es|en|ing)|rose"
+    r"|rais(?:e|es|ed|ing)|bump(?:s|ed|ing)?|lower(?:s|ed|ing)|gr(?:ew|own)|ris(?:e|es|en|ing)|rose"
     r"|dropp(?:ed|ing)|fell|fallen|reduc\w*|extend\w*|shorten\w*|expand\w*|improv\w*"
     r"|reach(?:es|ed|ing)?|replac\w*|went (?:up|down)|gone (?:up|down)"
     r"|from \S+(?: \S+)? to"
@@ -62,6 +62,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 #: sentence; it names nothing).
 _WORD = re.compile(r"[\w'-]+")
 _WORD_AFTER = re.compile(r"([^\w\s]?)\s*\b([A-Za-z][\w&'-]*)")
+
+
+def without_now(text: str) -> str:
+    """``text`` (lower-cased) without the words that ask for the present ("at present",
+    "these days"): they ask when, not which slot."""
+    return _NOW_ASKED.sub(" ", text.casefold())
 
 
 def asks_now(text: str) -> bool:

@@ -70,10 +70,12 @@ from sage_memory.retrieve.change import (
     slot_sentence,
     statement_span,
     value_words,
+    without_now,
 )
-from sage_memory.retrieve.mentions import body
+from sage_memory.retrieve.mentions import body, title
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
+from sage_memory.retrieve.subjects import names_rival
 from sage_memory.types import Edge, Memory, Scope, Vector
 from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
@@ -104,6 +106,24 @@ _HISTORICAL = re.compile(
 )
 
 
+#: A question asking where, and a statement naming a place: a locative preposition before a
+#: capitalised name ("in Livingston", "to Harbour Street"), the form a place value takes.
+_WHERE_ASKED = re.compile(r"\bwhere\b")
+_PLACE_NAMED = re.compile(r"\b(?:in|at|to|into|near|from)\s+(?:the\s+)?[A-Z][a-z]")
+#: An adverbial dating a new state from a moment on ("from this week", "starting Monday",
+#: "as of May"): the sentence tells a change though it names no change.
+_ONSET = re.compile(
+    r"\b(?:from|starting|as of|effective)\s+(?:this|next|the start of|today|tomorrow|monday"
+    r"|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may"
+    r"|june|july|august|september|october|november|december)\b"
+)
+#: Succession in a role said with what is handed on before the one who takes it ("handed the
+#: books to Grace", "passes the chair on to Omar"): the phrasal "hand over" with its object
+#: between verb and receiver, the receiver a name.
+_HANDED = re.compile(
+    r"\b(?:hand|hands|handed|handing|pass|passes|passed|passing)\b(?:\s+[\w'’-]+){1,4}?"
+    r"\s+(?:on\s+|over\s+)?to\s+(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z]"
+)
 #: An English inflectional ending (plural, past, participle), cut only when a stem of at least
 #: three letters stays ("meetings" -> "meet", "moved" -> "mov", not "red" -> "r").
 _INFLECTION = re.compile(r"(?<=\w{3})(?:ings?|ed|es|s)$")
@@ -282,13 +302,19 @@ def current_first(
         if len(ids) < 2:
             continue
         keyed = bool(set.intersection(*(statements.keys[i] for i in ids)))
-        # When a later statement retells a value an earlier one gave, the group is about
-        # that value: only a statement of the slot may lead it, not a note joined by
-        # closeness alone (the same team on something else), however late.
-        stating = ids
+        # Only a statement of the slot may lead a group, not a note joined by closeness
+        # alone (the same team on something else: a greeting, the weather), however late;
+        # nor a note titled with a rival of the asked name (a twin team's). When none is
+        # one, the group keeps the old rule.
+        eligible = {i for i in ids if statements.may_lead(i)}
         if statements.retelling.intersection(ids):
-            stating = [i for i in ids if statements.states(i)] or ids
-        lead = _lead(stating, memories, statements.keys, stated, at, by_time, statements.changed)
+            # When a later statement retells a value an earlier one gave, the group is about
+            # that value: only a statement of the slot may lead it.
+            eligible = {i for i in eligible if statements.states(i)}
+        eligible = eligible or set(ids)
+        lead = _lead(
+            ids, memories, statements.keys, stated, at, by_time, statements.changed, eligible
+        )
         if lead is None or lead == ids[0]:
             continue
         if asked & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
@@ -333,8 +359,21 @@ class _Statements:
         self.names = {i: _named(memories[i].text, plan.names) for i in top}
         self.keys = {i: {v.key for v in stated.get(i, ())} for i in top}
         name_words = {w for n in plan.names for w in _stems(n)}
-        self.qterms = _stems(plan.text) - name_words - {w[:STEM] for w in _WHEN_ASKED}
+        # The slot asked: the query's words beside its names and the words asking for the
+        # present ("at present", "these days" ask when, not which slot).
+        asked_words = _stems(without_now(plan.text))
+        self.qterms = asked_words - name_words - {w[:STEM] for w in _WHEN_ASKED}
         self.terms = {i: _stems(memories[i].text) & self.qterms for i in top}
+        # The words of the query a statement may say after its title (see :meth:`may_lead`),
+        # and the slot words in more than one title of the window: the team's topic ("Kite
+        # crew: ..."), where one title's own slot words ("Kite crew budget: ...") are not.
+        self.asked_words = self.qterms | {w for n in plan.names for w in word_tokens(n)}
+        titled = [_stems(title(memories[i].text)) & self.qterms for i in top]
+        self.topic = {w for w in self.qterms if sum(w in t for t in titled) > 1}
+        # Notes titled with a rival of a name the query says ("Station Gneiss" asked, "Station
+        # Basalt: ..."): another team's, whatever their text names.
+        told = names_rival(plan.text, [title(memories[i].text) for i in top])
+        self.rival_titled = {i for i, rival in zip(top, told, strict=True) if rival}
         # The sentence of each statement that states the asked slot, when one does, and
         # whether it says the value changed (:mod:`.change`): a long message tells an update
         # in passing.
@@ -427,10 +466,39 @@ class _Statements:
         holds a value of a single-valued relation for it, it holds a word of the slot, or it
         tells a change (of the slot, or of a value an earlier statement gave). One of the
         slot's words is enough here: the test keeps out notes on other things, not others'
-        phrasings of the slot."""
+        phrasings of the slot. A query asking its slot by a name alone ("Station Heron's PI")
+        has the name's words for the slot's."""
         if self.keys[i] or self.terms[i]:
             return True
+        if not self.qterms and _own_words(self.memories[i].text, self.asked_words):
+            return True
         return i in self.changed or i in self.retelling
+
+    def may_lead(self, i: str) -> bool:
+        """Whether ``i`` may lead a group of statements: it says something of the asked
+        subject or slot after its title. A team's note holds the team's name and topic in its
+        title ("Team Heron: ..."), and a note on something else of the team ("rained off
+        again, pub instead", a season's greeting) is joined to the team's statements by
+        closeness alone; it must not lead them, however late. So it may lead when the graph
+        holds a value of a single-valued relation for it, it retells a value, it says a word
+        of the query after its title (a slot word or a name), it names a place for a question
+        asking where ("signed for a unit in Livingston"), or it tells a change with a value
+        (a name or a figure: "dropping the old one, we want the v3 design"). A note titled
+        with a rival of the asked name is another team's and never leads."""
+        if i in self.rival_titled:
+            return False
+        if self.keys[i] or i in self.retelling:
+            return True
+        text = self.memories[i].text
+        if _own_words(text, self.asked_words) or _stems(title(text)) & self.qterms - self.topic:
+            return True
+        said = body(text)
+        if _WHERE_ASKED.search(self.plan.text.casefold()) and _PLACE_NAMED.search(said):
+            return True
+        asked = set(word_tokens(self.plan.text)) | set(self.plan.names)
+        figures = _numbers(said) - _numbers(self.plan.text)
+        changes = marks_change(said) or _ONSET.search(said.casefold()) or _HANDED.search(said)
+        return bool(changes) and bool(value_words(said, asked) or figures)
 
     def same_slot(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` state values of one slot (see the module docstring)."""
@@ -486,6 +554,12 @@ class _Statements:
         return not named and names_nothing(span)
 
 
+def _own_words(text: str, words: set[str]) -> set[str]:
+    """The ``words`` (stems, or whole words of a name) ``text`` says after its title."""
+    said = body(text)
+    return (_stems(said) | set(word_tokens(said))) & words
+
+
 def _stems(text: str) -> set[str]:
     """The content words of ``text``, each without its inflection (-s, -es, -ed, -ing) and
     cut to its first letters (a cheap stem that joins "coverage" and "covered", "merged" and
@@ -534,6 +608,7 @@ def _lead(
     at: datetime | None,
     by_time: bool = True,
     changed: Collection[str] = (),
+    eligible: Collection[str] | None = None,
 ) -> str | None:
     """The statement of the asked time: the latest made by ``at`` (None: the latest). Its
     time is world time: the start of the value it states when every member states a value of
@@ -558,9 +633,14 @@ def _lead(
     made = [i for i in ids if at is None or when(i) <= at]
     if not made:
         # Everything was said after the asked time: the earliest is the closest to it.
-        return min(ids, key=lambda i: (when(i), ids.index(i)))
-    # The latest; among statements of one moment, the best (``ids`` is best first).
-    return max(made, key=lambda i: (when(i), memories[i].timestamp, -ids.index(i)))
+        pool = [i for i in ids if eligible is None or i in eligible] or ids
+        return min(pool, key=lambda i: (when(i), ids.index(i)))
+    # The latest that may lead (``eligible``: a statement of the slot, not a note joined by
+    # closeness); among statements of that moment, the best of all (``ids`` is best first),
+    # so a note of one batch never overtakes the fused order.
+    pool = [i for i in made if eligible is None or i in eligible] or made
+    moment = max((when(i), memories[i].timestamp) for i in pool)
+    return next(i for i in made if (when(i), memories[i].timestamp) == moment)
 
 
 def _told_changes(

@@ -60,6 +60,13 @@ def body(text: str) -> str:
     return _PREFIX.sub("", text, count=1)
 
 
+def title(text: str) -> str:
+    """The speaker or title prefix of ``text`` without its colon ("Team Heron" of "Team
+    Heron: ..."); empty when it has none (see :func:`body`)."""
+    m = _PREFIX.match(text)
+    return m.group(0).strip().removesuffix(":").strip() if m else ""
+
+
 def phrases(text: str) -> list[str]:
     """The proper-name phrases of ``text`` (speaker or title prefix left out), in order.
 
@@ -84,8 +91,17 @@ def phrases(text: str) -> list[str]:
     return out
 
 
+#: Titles written with a full stop before a name ("Dr. Okonkwo", "Mrs. Pryce"): the stop
+#: ends the abbreviation, not a sentence.
+_TITLE_ABBREVIATION = re.compile(
+    r"(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev|Sr|Jr|St|Capt|Sgt|Col|Gen|Lt)\.$"
+)
+
+
 def _sentence_start(text: str, at: int) -> bool:
     before = text[:at].rstrip()
+    if before.endswith(".") and _TITLE_ABBREVIATION.search(before):
+        return False
     return not before or before[-1] in ".!?\"'“(:;-\n"
 
 

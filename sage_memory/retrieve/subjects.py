@@ -62,11 +62,28 @@ def describes_another(query: str) -> bool:
     )
 
 
-def asked_subjects(linked: Sequence[LinkedNode]) -> list[Node]:
-    """The persons and organisations the query names (by name, alias or a fuzzy match)."""
+def asked_subjects(linked: Sequence[LinkedNode], query: str = "") -> list[Node]:
+    """The persons and organisations the query names (by name, alias or a fuzzy match).
+
+    A fuzzy match of a part of a longer name the query says is not that name: "Team" in
+    "Team Heron's budget" is close to a node "teams", but the query names Team Heron, and
+    taking "teams" for the asked subject would make every note on a person someone else's.
+    """
+    names = [set(_content(p)) for p in phrases(query)] if query else []
     return [
-        ln.node for ln in linked if ln.node.label in SUBJECT_LABELS and ln.how.startswith(NAMED_HOW)
+        ln.node
+        for ln in linked
+        if ln.node.label in SUBJECT_LABELS
+        and ln.how.startswith(NAMED_HOW)
+        and not (ln.how.startswith("fuzzy") and _part_of_name(ln.how, names))
     ]
+
+
+def _part_of_name(how: str, names: Sequence[set[str]]) -> bool:
+    """Whether the words a link matched (``how``: "fuzzy 'team'") are only a part of one of
+    the query's proper names (``names``, each as its content words)."""
+    matched = set(_content(how.partition("'")[2].rstrip("'")))
+    return bool(matched) and any(matched < name for name in names)
 
 
 def other_subject_penalty(
@@ -95,7 +112,7 @@ def other_subject_penalty(
     if describes_another(query):
         return {}
     out = _rival_names(query, memories, mids)
-    asked = asked_subjects(linked)
+    asked = asked_subjects(linked, query)
     if not asked or not mids:
         return out
     asked_ids = {a.id for a in asked}
