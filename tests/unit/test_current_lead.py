@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import numpy as np
-
 from sage_memory.retrieve.change import marks_change, without_now
 from sage_memory.retrieve.current import current_first
 from sage_memory.retrieve.mentions import phrases
@@ -15,23 +13,12 @@ from sage_memory.retrieve.query import analyze
 from sage_memory.retrieve.seeds import LinkedNode
 from sage_memory.retrieve.subjects import asked_subjects, other_subject_penalty
 from sage_memory.types import Memory, Node, Scope
-
-NOW = datetime(2026, 12, 1, tzinfo=UTC)
-SCOPE = Scope(user_id="u")
+from tests.unit.test_current_change import NOW, SCOPE, _order, _unit
 
 
 def _memory(mid: str, text: str, month: int) -> Memory:
     when = datetime(2026, month, 1, tzinfo=UTC)
     return Memory(mid, text, SCOPE, when, when, when)
-
-
-def _unit(*xs: float) -> np.ndarray:
-    v = np.array(xs, dtype=np.float32)
-    return v / np.linalg.norm(v)
-
-
-def _order(scores: dict[str, float]) -> list[str]:
-    return sorted(scores, key=lambda i: -scores[i])
 
 
 def test_a_later_note_on_something_else_does_not_lead_the_slot() -> None:
