@@ -73,7 +73,7 @@ from sage_memory.retrieve.change import (
     without_now,
 )
 from sage_memory.retrieve.mentions import body, title
-from sage_memory.retrieve.query import QueryPlan
+from sage_memory.retrieve.query import MONTH_NAMES, QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.subjects import names_rival
 from sage_memory.types import Edge, Memory, Scope, Vector
@@ -114,8 +114,7 @@ _PLACE_NAMED = re.compile(r"\b(?:in|at|to|into|near|from)\s+(?:the\s+)?[A-Z][a-z
 #: "as of May"): the sentence tells a change though it names no change.
 _ONSET = re.compile(
     r"\b(?:from|starting|as of|effective)\s+(?:this|next|the start of|today|tomorrow|monday"
-    r"|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may"
-    r"|june|july|august|september|october|november|december)\b"
+    r"|tuesday|wednesday|thursday|friday|saturday|sunday|" + "|".join(MONTH_NAMES) + r")\b"
 )
 #: Succession in a role said with what is handed on before the one who takes it ("handed the
 #: books to Grace", "passes the chair on to Omar"): the phrasal "hand over" with its object

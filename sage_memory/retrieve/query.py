@@ -17,7 +17,7 @@ from sage_memory.words import QUERY_STOPWORDS
 Grain = Literal["day", "week", "month", "year"]
 Structure = Literal["next", "after", "before", "requires", "path", "blockers", "kinds", "causes"]
 
-_MONTH_NAMES = (
+MONTH_NAMES = (
     "january",
     "february",
     "march",
@@ -31,7 +31,7 @@ _MONTH_NAMES = (
     "november",
     "december",
 )
-_MONTHS = {m: i + 1 for i, m in enumerate(_MONTH_NAMES)}
+_MONTHS = {m: i + 1 for i, m in enumerate(MONTH_NAMES)}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
@@ -229,7 +229,7 @@ def _names(query: str) -> tuple[str, ...]:
     found: list[str] = [m.group(1).casefold() for m in _QUOTED.finditer(query)]
     for m in _NAME.finditer(query):
         word = re.sub(r"['’]s$", "", m.group(0)).strip(".'’").casefold()
-        if word and word not in _QUESTION_WORDS and word not in _MONTH_NAMES:
+        if word and word not in _QUESTION_WORDS and word not in MONTH_NAMES:
             found.append(word)
     return tuple(dict.fromkeys(found))
 
