@@ -15,8 +15,11 @@ alone does not tell a name in an argument position from one in a heading or a gr
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from sage_memory.entities.names import SPEAKER_LABEL
+from sage_memory.extract.lexicon import Lexicon
 from sage_memory.extract.phrase import Arg, PhraseReader
 from sage_memory.extract.word import ADV, CODE, DET, NUM, POSS, PROPN, PUNCT, Token, _candidates
 
@@ -85,6 +88,8 @@ def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
         if k and toks[k - 1].pos == NUM:
             continue  # "24 GB", "3 PRs": a quantity and its unit
         lo = _left_edge(toks, k)
+        while lo < k and _lower_word(toks[lo]):
+            lo += 1  # "so great Jon", "congrats Sam": a name opens with a capital
         if t.lower in reader.time_words or reader.is_time(toks, lo) or reader.is_time(toks, k):
             continue  # "in September", "on Friday": a date, not a thing
         arg = reader._np(toks, lo, _right_edge(toks, k))
@@ -103,6 +108,11 @@ def named_things(toks: list[Token], reader: PhraseReader) -> list[Named]:
             guess = _position_label(k, toks, len(arg.words))
             out.append(Named(arg.name, guess, guessed=True, at=k))
     return out
+
+
+def _lower_word(t: Token) -> bool:
+    """A word in lower case other than an article: it opens no proper name."""
+    return t.text.isalpha() and t.text.islower() and t.pos != DET
 
 
 def _capital_of_position(toks: list[Token], k: int) -> bool:
@@ -233,3 +243,31 @@ def _position_label(k: int, toks: list[Token], size: int) -> str:
     if tok.dep in _AGENT_DEPS and size <= 2:
         return "Person"
     return "Entity"
+
+
+#: A word of a speaker's name: capitalised, then lower case ("Jon", "O'Neil", "Anne-Marie");
+#: capitals ("TODO", "FYI"), digits ("Q3") and one letter are not names.
+_NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:['-][A-Z]?[a-z]+)*$")
+
+
+def speaker_label(text: str, lex: Lexicon) -> tuple[str, str]:
+    """(speaker, the text after the label) of a chat turn written "Name: text"; ("", text)
+    when the text opens with no such label. Decided by form: one to three name words, none an
+    English dictionary word nor a word of the lexicon's discourse, list and log classes, so
+    "Note:", "Update:", "Error:", "Team Atlas:" or "Step 2:" are headings, not speakers (a name
+    that is also a word, "Rose:", is lost there: precision first)."""
+    m = SPEAKER_LABEL.match(text)
+    if not m:
+        return "", text
+    words = m.group(1).split()
+    closed = (
+        lex.words("discourse")
+        | lex.words("interjections")
+        | lex.words("log_levels")
+        | lex.words("list_nouns")
+        | lex.words("project_nouns")
+    )
+    for w in words:
+        if not _NAME_WORD.match(w) or w.lower() in closed or _candidates(w.lower()):
+            return "", text
+    return " ".join(words), text[m.end() :]

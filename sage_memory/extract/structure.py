@@ -37,7 +37,7 @@ from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
 from sage_memory.extract.machine import log_record, opens_code
-from sage_memory.extract.named import Named, named_things
+from sage_memory.extract.named import Named, named_things, speaker_label
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.plan import PlanReader
 from sage_memory.extract.text import split_sentences
@@ -251,8 +251,11 @@ class _Reading:
     def __init__(
         self, ex: StructureExtractor, memory: Memory, context: ExtractionContext, text: str
     ) -> None:
-        self.ex, self.memory, self.text = ex, memory, text
+        self.ex, self.memory = ex, memory
         self.lex = ex.lexicon
+        #: "Jon: I lost my job": the turn's speaker, who its first person is; the label itself
+        #: is no part of what was said, so it is not parsed
+        self.speaker, self.text = speaker_label(text, self.lex)
         self.anchor = as_utc(memory.timestamp)
         self.nodes: dict[str, _Node] = {}
         self.edges: dict[tuple[str, str, str, bool], EdgeSpec] = {}
@@ -267,6 +270,8 @@ class _Reading:
         self.facts: tuple[list[Token], list[Match]] = ([], [])
 
     def _user_name(self) -> str:
+        if self.speaker:  # the text says who speaks: it outranks who stored it
+            return self.speaker
         meta = self.memory.metadata if isinstance(self.memory.metadata, dict) else {}
         for key in ("user_name", "speaker", "name"):
             value = meta.get(key)
@@ -296,6 +301,10 @@ class _Reading:
                     self._sentence(f"{previous[0]} {sentence}", tokenize(answered, self.lex))
             previous = (sentence, toks)
         self._add_named()
+        if self.speaker and (key := self._node(self.speaker, "Person")):
+            # the memory mentions who said it, even when no fact about them was read
+            self.nodes[key].label = "Person"
+            self.nodes[key].mention = True
         return self._delta()
 
     def _answered(self, question: list[Token], answer: list[Token]) -> str:

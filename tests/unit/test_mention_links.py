@@ -73,10 +73,10 @@ def test_a_word_capitalised_by_its_place_is_no_mention() -> None:
     found = mentions("[SOLVED] Wi-Fi drops on Ubuntu 24.04, disabling power saving fixed it.")
     assert "solved" not in found
     assert found["ubuntu 24.04"] is True
-    # the first word after a speaker's label opens what is said
+    # the first word after a speaker's label opens what is said (the turn mentions its speaker)
     found = mentions("Ines: Yep, we went camping with Tomasz last summer.")
-    assert found == {"tomasz": True}
-    assert mentions("Ines: Cool, you and Tomasz should come!") == {}
+    assert found == {"tomasz": True, "ines": True}
+    assert mentions("Ines: Cool, you and Tomasz should come!") == {"ines": True}
 
 
 @needs_parser
