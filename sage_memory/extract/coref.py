@@ -13,6 +13,7 @@ _PERSON = frozenset({"he", "him", "his", "she", "her", "hers", "himself", "herse
 _THING = frozenset({"it", "its", "this", "that", "these", "those", "itself"})
 _PLURAL = frozenset({"they", "them", "their", "themselves"})
 _SPEAKER = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
+_SINGULAR = frozenset({"i", "me", "my", "mine", "myself"})
 
 
 @dataclass(slots=True)
@@ -20,6 +21,9 @@ class Antecedents:
     """What earlier text of the memory named, for pronouns to point back to."""
 
     user: str = "user"
+    #: who says the text when it names them ("Jon: I lost my job"): "I" is the speaker, while
+    #: "we" ("Northgate: we frame the walls") keeps standing for the user the memory is about
+    speaker: str = ""
     last_person: str = ""
     things: list[str] = field(default_factory=list)
     pair: tuple[str, str] | None = None
@@ -28,6 +32,8 @@ class Antecedents:
     def resolve(self, word: str) -> str:
         """The name a pronoun stands for ("" when unknown)."""
         low = word.lower()
+        if low in _SINGULAR and self.speaker:
+            return self.speaker
         if low in _SPEAKER:
             return self.user
         if low in _PERSON:
@@ -43,7 +49,7 @@ class Antecedents:
         return ""
 
     def saw_person(self, name: str) -> None:
-        if name and name != self.user:
+        if name and name not in (self.user, self.speaker):
             self.last_person = name
 
     def saw_thing(self, name: str, *, plural: bool = False) -> None:

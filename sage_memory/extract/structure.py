@@ -218,6 +218,10 @@ def _pieces(text: str) -> list[str]:
     ]
 
 
+#: The first person singular: its speaker is one person.
+_SINGULAR = frozenset({"i", "me", "my", "mine", "myself"})
+
+
 def _passive_act(toks: list[Token], literals: frozenset[int]) -> bool:
     """A participle of the phrasing that the parse reads as a passive with its instrument
     or agent ("was done with a sander", "was finished by the contractor")."""
@@ -251,15 +255,16 @@ class _Reading:
     def __init__(
         self, ex: StructureExtractor, memory: Memory, context: ExtractionContext, text: str
     ) -> None:
-        self.ex, self.memory = ex, memory
+        self.ex, self.memory, self.text = ex, memory, text
         self.lex = ex.lexicon
-        #: "Jon: I lost my job": the turn's speaker, who its first person is; the label itself
-        #: is no part of what was said, so it is not parsed
-        self.speaker, self.text = speaker_label(text, self.lex)
+        #: "Jon: I lost my job": the turn's speaker, who its first person is. The label stays
+        #: in the parsed text: "Rafael: got a job at X" reads it as the subject of a turn that
+        #: drops its own, and "Northgate: frame the walls, then ..." as a task list's heading.
+        self.speaker = speaker_label(text, self.lex)[0]
         self.anchor = as_utc(memory.timestamp)
         self.nodes: dict[str, _Node] = {}
         self.edges: dict[tuple[str, str, str, bool], EdgeSpec] = {}
-        self.coref = Antecedents(user=self._user_name())
+        self.coref = Antecedents(user=self._user_name(), speaker=self.speaker)
         self.known_tasks: list[str] = [
             n.name for n in list(context.nearby_nodes)[:500] if n.label in ("Task", "Step")
         ]
@@ -270,14 +275,18 @@ class _Reading:
         self.facts: tuple[list[Token], list[Match]] = ([], [])
 
     def _user_name(self) -> str:
-        if self.speaker:  # the text says who speaks: it outranks who stored it
-            return self.speaker
         meta = self.memory.metadata if isinstance(self.memory.metadata, dict) else {}
         for key in ("user_name", "speaker", "name"):
             value = meta.get(key)
             if isinstance(value, str) and value.strip():
                 return value.strip()
         return self.memory.scope.user_id or "user"
+
+    def _speaker_label(self) -> str:
+        """A speaker who says "I" is a person; one who only says "we" ("Northgate: we frame
+        the walls") may be a team or a firm, so its kind is left open."""
+        words = {w.lower() for w in re.findall(r"[A-Za-z]+", self.text)}
+        return "Person" if words & _SINGULAR else "Entity"
 
     # --- driver -------------------------------------------------------------------------
 
@@ -301,9 +310,8 @@ class _Reading:
                     self._sentence(f"{previous[0]} {sentence}", tokenize(answered, self.lex))
             previous = (sentence, toks)
         self._add_named()
-        if self.speaker and (key := self._node(self.speaker, "Person")):
+        if self.speaker and (key := self._node(self.speaker, self._speaker_label())):
             # the memory mentions who said it, even when no fact about them was read
-            self.nodes[key].label = "Person"
             self.nodes[key].mention = True
         return self._delta()
 
@@ -1349,7 +1357,7 @@ class _Reading:
         """(name, label evidence) of an argument, pronouns resolved ("" when unresolved)."""
         if arg.kind == PRONOUN:
             name = self.coref.resolve(arg.name)
-            if name == self.coref.user:
+            if name in (self.coref.user, self.coref.speaker):
                 return name, "Person"
             return name, ("Person" if name and name == self.coref.last_person else "")
         if arg.name in ("former", "latter"):

@@ -63,6 +63,9 @@ def test_the_first_person_of_a_turn_is_its_speaker() -> None:
     delta = extract("Odile: I work at Brennwald Logistics.")
     assert ("Odile", "WORKS_AT", "Brennwald Logistics") in facts(delta)
     assert all(n.name != "u" for n in delta.nodes)  # not the scope's user
+    # "we" holds the speaker and others: it keeps standing for the user the memory is about
+    delta = extract("Odile: we work at Brennwald Logistics.")
+    assert ("u", "WORKS_AT", "Brennwald Logistics") in facts(delta)
 
 
 @needs_parser
@@ -73,8 +76,17 @@ def test_a_heading_keeps_the_first_person_with_the_user() -> None:
 
 @needs_parser
 def test_a_turn_mentions_its_speaker_even_without_a_fact() -> None:
-    nodes = {n.name: n for n in extract("Odile: we drove up to the lake, so calm.").nodes}
+    nodes = {n.name: n for n in extract("Odile: I drove up to the lake, so calm.").nodes}
     assert nodes["Odile"].label == "Person" and nodes["Odile"].mention
+    # a speaker who only says "we" may be a team or a firm: its kind is left open
+    nodes = {n.name: n for n in extract("Brennwald: we drove up to the lake, so calm.").nodes}
+    assert nodes["Brennwald"].label == "Entity" and nodes["Brennwald"].mention
+
+
+@needs_parser
+def test_a_turn_that_drops_its_subject_keeps_the_speaker_as_it() -> None:
+    delta = extract("Odile: started a weekend job at the Kestrel Bakery.")
+    assert ("Odile", "WORKS_AT", "Kestrel Bakery") in facts(delta)
 
 
 @needs_parser
@@ -91,7 +103,7 @@ def test_a_speakers_turns_meet_in_one_person_node() -> None:
             [
                 {"text": "Odile: I work at Brennwald Logistics."},
                 {"text": "Ferdi: How is the new job going?"},
-                {"text": "Odile: we drove up to the lake on Sunday."},
+                {"text": "Odile: we drove up to the lake on Sunday, so calm."},
                 {"text": "Odile: my sister Ines lives in Porto."},
             ],
             user_id="u",
