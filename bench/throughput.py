@@ -87,6 +87,24 @@ def corpus(n: int, locomo: Path = LOCOMO) -> list[str]:
     return texts[:n]
 
 
+def search_queries(count: int) -> list[str]:
+    """The timed searches (deterministic): the synthetic facts' and LoCoMo's questions."""
+    rng = random.Random(3)
+    return [
+        rng.choice(
+            [
+                f"where does {rng.choice(PEOPLE)} live?",
+                f"what does {rng.choice(PEOPLE)} use {rng.choice(TOOLS)} for?",
+                "what caused the outage?",
+                f"what should happen before we {rng.choice(TASKS)}?",
+                "what did Caroline say about the adoption agency?",
+                "when did Melanie go camping with her kids?",
+            ]
+        )
+        for _ in range(count)
+    ]
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))] * 1000
@@ -202,20 +220,7 @@ def main() -> None:
     args = ap.parse_args()
     texts = corpus(args.n + args.singles, args.locomo)
     bulk, singles = texts[: args.n], texts[args.n :]
-    rng = random.Random(3)
-    queries = [
-        rng.choice(
-            [
-                f"where does {rng.choice(PEOPLE)} live?",
-                f"what does {rng.choice(PEOPLE)} use {rng.choice(TOOLS)} for?",
-                "what caused the outage?",
-                f"what should happen before we {rng.choice(TASKS)}?",
-                "what did Caroline say about the adoption agency?",
-                "when did Melanie go camping with her kids?",
-            ]
-        )
-        for _ in range(args.queries)
-    ]
+    queries = search_queries(args.queries)
     tmp = Path(tempfile.mkdtemp(prefix="sage-bench-"))
     try:
         modes = {"on": [True], "off": [False], "both": [False, True]}[args.parser]

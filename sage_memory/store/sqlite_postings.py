@@ -177,6 +177,29 @@ def search(
     if not wanted or limit <= 0:
         return []
     part = part_id(kind, scope_key)
+    keys = list(wanted)
+    # The whole answer: a structure answer's walk through memories and the concept and
+    # one-name hops ask the same queries again from one search to the next, and a query
+    # with a rare and a common term reads the common term's rows in the rare term's
+    # documents each time (the term memo below holds only each term's newest postings).
+    asked = ("r", part, tuple(keys), limit, run_id)
+    answer = memo.get(asked)
+    if answer is None:
+        answer = _search(db, kind, part, keys, limit, run_id, memo)
+        memo.put(asked, answer)
+    return list(answer)
+
+
+def _search(
+    db: sqlite3.Connection,
+    kind: Kind,
+    part: int,
+    keys: list[int],
+    limit: int,
+    run_id: str | None,
+    memo: PostingsMemo,
+) -> list[tuple[str, float]]:
+    """:func:`search`'s read and scoring, for a partition and the query's term keys."""
     stats = memo.get(("s", part), False)
     if stats is False:
         stats = db.execute(
@@ -185,7 +208,6 @@ def search(
         memo.put(("s", part), stats)
     if stats is None:
         return []
-    keys = list(wanted)
     cap = max(lexical.TERM_POSTINGS, limit)
     rows, df = _read_postings(db, kind, part, keys, cap, memo)
     if not rows:

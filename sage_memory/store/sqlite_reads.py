@@ -31,6 +31,15 @@ _ADJACENT = (
 )
 
 
+#: A memory's provenance rows in the order their nodes and edges were last written (the last
+#: journal entry of each): a write changes only the rows that differ (``sqlite_writes``), and
+#: this is the order a rewrite of all of them left, which the walk's sums follow.
+_WRITE_ORDER = (
+    "ORDER BY p.memory_id, (SELECT max(j.seq) FROM journal j WHERE j.entity_id = p.entity_id),"
+    " p.rowid"
+)
+
+
 class SQLiteReads(SQLiteConnection):
     """Memories, nodes and edges of a partition; provenance; turn adjacency; graph metrics."""
 
@@ -236,7 +245,8 @@ class SQLiteReads(SQLiteConnection):
 
     def derived_from(self, scope: Scope, memory_id: str) -> tuple[list[Node], list[Edge]]:
         rows = self._rows(
-            "SELECT entity, entity_id FROM provenance WHERE memory_id = ?", (memory_id,)
+            f"SELECT entity, entity_id FROM provenance p WHERE memory_id = ? {_WRITE_ORDER}",
+            (memory_id,),
         )
         node_ids = list(dict.fromkeys(r[1] for r in rows if r[0] in NODE_LINKS))
         edge_ids = [r[1] for r in rows if r[0] == PROVENANCE_EDGE]
@@ -260,7 +270,7 @@ class SQLiteReads(SQLiteConnection):
                 rows = self._rows(
                     "SELECT p.memory_id, p.entity_id FROM provenance p JOIN nodes n"
                     f" ON n.id = p.entity_id WHERE p.memory_id IN ({marks}) AND p.entity = 'node'"
-                    " AND +n.scope_key = ?",
+                    f" AND +n.scope_key = ? {_WRITE_ORDER}",
                     (*chunk, part),
                 )
                 for mid, nid in rows:

@@ -100,3 +100,33 @@ def test_one_users_kept_postings_never_answer_another(mem: SageMemory) -> None:
     assert not {i for i, _ in mine} & {i for i, _ in theirs}
     texts = [m.text for m in store.get_memories(BOB, [i for i, _ in theirs])]
     assert texts and all("of bob" in t for t in texts)
+
+
+def test_a_repeated_query_of_rare_and_common_words_reads_nothing(mem: SageMemory) -> None:
+    # The common word's rows in the rare word's documents are read by document: the answer
+    # itself is kept, so asking again (a structure answer's walk does, search after search)
+    # runs no statement, and changing the list it got changes nothing kept.
+    store = mem.store
+    assert isinstance(store, SQLiteGraphStore)
+    first = store.search_text(ALICE, QUERY, limit=20)
+    expected = list(first)
+    first.clear()
+    again: list[list[tuple[str, float]]] = []
+    assert _statements(store, lambda: again.append(store.search_text(ALICE, QUERY, limit=20))) == []
+    assert again[0] == expected == _fresh(mem, ALICE, QUERY)
+    # Another bound is another answer: read, not cut from the kept one.
+    assert store.search_text(ALICE, QUERY, limit=5) == _fresh(mem, ALICE, QUERY, limit=5)
+
+
+def test_a_write_after_a_repeated_query_is_seen_by_the_next(mem: SageMemory) -> None:
+    store = mem.store
+    for _ in range(2):
+        before = store.search_text(ALICE, QUERY, limit=20)
+    added = mem.add(
+        "Alice: the release is blocked by the migration, blocked again, still blocked.",
+        user_id="alice",
+        infer=False,
+    )
+    after = store.search_text(ALICE, QUERY, limit=20)
+    assert after != before and after[0][0] == added.memory_id
+    assert after == _fresh(mem, ALICE, QUERY)
