@@ -135,6 +135,12 @@ _DATE = re.compile(
     rf"(?i)\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
     rf"|(?:19|20)\d\d\b)"
 )
+#: A month named with its year ("April 2026", "Dec 2025"): with :data:`_DATE`, a date, whose
+#: figures are no value of a slot.
+_MONTH_YEAR = re.compile(rf"(?i)\b{_MONTH}\s+(?:19|20)\d\d\b")
+#: The status values of docs/relations.md (HAS_STATUS): a slot whose statements name them is
+#: a status, and a statement naming none states no value of it.
+STATUS_VALUES = re.compile(r"\b(?:done|in progress|pending|blocked|on hold|cancell?ed)\b")
 
 #: Memories the newer values of the chosen memories' slots may bring in, at most.
 MAX_BROUGHT = 3
@@ -311,6 +317,7 @@ def current_first(
             # that value: only a statement of the slot may lead it.
             eligible = {i for i in eligible if statements.states(i)}
         eligible = eligible or set(ids)
+        eligible = statements.of_kind(ids, eligible)
         lead = _lead(
             ids, memories, statements.keys, stated, at, by_time, statements.changed, eligible
         )
@@ -363,6 +370,19 @@ class _Statements:
         asked_words = _stems(without_now(plan.text))
         self.qterms = asked_words - name_words - {w[:STEM] for w in _WHEN_ASKED}
         self.terms = {i: _stems(memories[i].text) & self.qterms for i in top}
+        # The values of a closed kind each names after its title, in all of it and in its
+        # sentences holding a slot word (see :meth:`of_kind`): the status values, and the
+        # figures that are neither a date nor one the query names.
+        own = _numbers(plan.text)
+        self.kinds: list[tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]] = []
+        reads: tuple[Callable[[str], frozenset[str]], ...] = (
+            _statuses,
+            lambda text: _figures(text, own),
+        )
+        for read in reads:
+            said = {i: read(body(memories[i].text)) for i in top}
+            slot = {i: read(self._slot_sentences(i)) if said[i] else said[i] for i in top}
+            self.kinds.append((said, slot))
         # The words of the query a statement may say after its title (see :meth:`may_lead`),
         # and the slot words in more than one title of the window: the team's topic ("Kite
         # crew: ..."), where one title's own slot words ("Kite crew budget: ...") are not.
@@ -499,6 +519,24 @@ class _Statements:
         changes = marks_change(said) or _ONSET.search(said.casefold()) or _HANDED.search(said)
         return bool(changes) and bool(value_words(said, asked) or figures)
 
+    def _slot_sentences(self, i: str) -> str:
+        """The sentences of ``i`` after its title that hold a word of the slot asked."""
+        said = sentences(body(self.memories[i].text))
+        return " ".join(s for s in said if _stems(s) & self.qterms)
+
+    def of_kind(self, ids: Sequence[str], eligible: set[str]) -> set[str]:
+        """``eligible`` without the statements that name no value of the slot's kind, when
+        the slot's values are of one kind: at least two statements name differing status
+        values (docs/relations.md's six) in their sentences of the slot (holding its words),
+        or else differing figures there ("the goal is 3:45", later "my goal is 3:30"). A later
+        note of the same topic that names none (what the task needs, a cause, a plan, another
+        slot's news) states no value of it, however late. Unchanged when none that names one
+        may lead."""
+        for said, slot in self.kinds:
+            if len({slot[i] for i in ids if slot[i]}) > 1:
+                return {i for i in eligible if said[i]} or eligible
+        return eligible
+
     def same_slot(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` state values of one slot (see the module docstring)."""
         keys, names = self.keys, self.names
@@ -551,6 +589,16 @@ class _Statements:
         # into main, which has now reached 165"); a twin team's note names its own team.
         span = statement_span(sentence, _stems, self.qterms)
         return not named and names_nothing(span)
+
+
+def _statuses(text: str) -> frozenset[str]:
+    """The status values (:data:`STATUS_VALUES`) ``text`` names."""
+    return frozenset(STATUS_VALUES.findall(text.casefold()))
+
+
+def _figures(text: str, own: Collection[str]) -> frozenset[str]:
+    """The figures of ``text`` that are neither part of a date nor among ``own``."""
+    return frozenset(_numbers(_DATE.sub(" ", _MONTH_YEAR.sub(" ", text))) - set(own))
 
 
 def _own_words(text: str, words: set[str]) -> set[str]:
