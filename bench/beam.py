@@ -18,9 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import sys
 import tempfile
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,16 @@ def _sage(docs: list[Doc], emb: CachedMiniLM, folder: Path, name: str, keep: str
     return run
 
 
+def bm25_index(docs: list[Doc]) -> Any:
+    """The BM25 baseline's index, whose scores ``--gap`` reads."""
+    from sage_memory.store.lexical import BM25Index
+
+    index = BM25Index()
+    for d in docs:
+        index.add(d.id, d.text)
+    return index
+
+
 def message_of(doc_id: str) -> str:
     return doc_id.split("#", 1)[0]
 
@@ -144,12 +156,55 @@ def current_first(probe: Probe, found: list[str]) -> bool:
     return best_new is not None and (best_old is None or best_new < best_old)
 
 
+@dataclass
+class Gap:
+    """Where search loses what dense finds (``--gap``): the evidence dense ranks in its top
+    ``k`` and search does not ("lost"), and the memories search ranks above them that are
+    neither evidence nor in dense's top ``k`` ("above"), each with its dense rank and its
+    BM25 score over the query's best (the plain BM25 baseline's, a stand-in for search's
+    lexical channel). A memory past dense's list ranks one past its end."""
+
+    k: int = 10
+    lost: list[tuple[int, float]] = field(default_factory=list)
+    above: list[tuple[int, float]] = field(default_factory=list)
+    kept: list[tuple[int, float]] = field(default_factory=list)
+
+    def add(
+        self, probe: Probe, found: list[str], dense: list[str], bm25: list[tuple[str, float]]
+    ) -> None:
+        best = max((s for _, s in bm25), default=0.0) or 1.0
+        lexical = {message_of(d): s / best for d, s in reversed(bm25)}
+
+        def row(m: str) -> tuple[int, float]:
+            return (dense.index(m) + 1 if m in dense else len(dense) + 1, lexical.get(m, 0.0))
+
+        top, near = found[: self.k], dense[: self.k]
+        lost = [m for m in near if m in probe.evidence and m not in top]
+        self.kept += [row(m) for m in top if m in probe.evidence]
+        self.lost += [row(m) for m in lost]
+        if lost:
+            last = max(found.index(m) if m in found else len(found) for m in lost)
+            self.above += [
+                row(m) for m in found[:last] if m not in probe.evidence and m not in near
+            ]
+
+    def lines(self) -> list[str]:
+        out = [f"gap at {self.k} (median dense rank, mean BM25 of the query's best):"]
+        for name, rows in (("lost", self.lost), ("above", self.above), ("kept", self.kept)):
+            if rows:
+                rank = statistics.median(r for r, _ in rows)
+                lex = statistics.fmean(x for _, x in rows)
+                out.append(f"  {name}: {len(rows)} hits, dense rank {rank}, bm25 {lex:.2f}")
+        return out
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     emb = CachedMiniLM()
     tallies: dict[str, Tally] = defaultdict(lambda: Tally(KS))
     updates: dict[str, list[bool]] = defaultdict(list)
     ill_posed: set[str] = set()
     ablation: dict[str, Tally] = defaultdict(lambda: Tally(KS))
+    gap = Gap()
     chats = sorted((p for p in BEAM.iterdir() if p.is_dir()), key=lambda p: int(p.name))
     if args.chats:
         chats = [c for c in chats if c.name in set(args.chats)]
@@ -164,16 +219,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             bm25 = bm25_system(docs)
             dense = dense_system(docs, emb, vecs)
             systems = [sage.system(), bm25, dense, rrf_system(bm25, dense)]
+            words = bm25_index(docs) if args.gap else None
             for p in probes:
+                seen: dict[str, list[str]] = {}
                 for s in systems:
                     raw, ms = timed(s.search, p.text, k + 10)
                     found = dedupe_messages(raw)[:k]
                     tallies[s.name].add(p, found, ms)
+                    seen[s.name] = found
                     if p.category == "knowledge_update":
                         if well_posed(p):
                             updates[s.name].append(current_first(p, found))
                         else:
                             ill_posed.add(p.text)
+                if words is not None:
+                    gap.add(p, seen["sage"], seen["dense"], words.search(p.text, 200))
             if not args.no_ablations:
                 for name, changes in ABLATIONS.items():
                     search = ablated(sage, changes)
@@ -184,6 +244,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             print(
                 f"chat {chat.name}: {len(docs)} memories, {len(probes)} questions", file=sys.stderr
             )
+    if args.gap:
+        print("\n".join(gap.lines()), file=sys.stderr)
     results = {name: t.summary() for name, t in tallies.items()}
     for name, flags in updates.items():
         results[name]["current_first_pct"] = round(100 * sum(flags) / max(1, len(flags)), 1)
@@ -286,6 +348,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--stores",
         help="keep each chat's store in this folder and reuse it on the next run (ingest once)",
+    )
+    ap.add_argument(
+        "--gap",
+        action="store_true",
+        help="print where search loses the hits dense finds (dense rank, BM25 share)",
     )
     ap.add_argument("--save-as", help="also keep this run as bench/results/beam_<NAME>.json")
     args = ap.parse_args(argv)
