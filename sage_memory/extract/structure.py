@@ -30,7 +30,7 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
-from sage_memory.extract.argtypes import is_instrument, is_type
+from sage_memory.extract.argtypes import is_instrument, is_type, type_scores
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
@@ -79,6 +79,14 @@ _SUBORDINATORS = frozenset(
 #: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
 _VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
+#: Ends of an edge that name an act, a thing or an event, never a person (docs/relations.md: a
+#: problem is solved by a change, a cause brings its effect about, an order is of tasks): "the
+#: landlord fixed the boiler" or "Mum sorts out the hotel" name who acted, not the fix or a step.
+_NO_PERSON_ENDS: dict[str, tuple[bool, bool]] = {
+    "SOLVED_BY": (False, True),
+    "CAUSES": (True, False),
+    "PRECEDES": (True, True),
+}
 #: (source label, target label) a relation gives to names without stronger evidence.
 _ROLES: dict[str, tuple[str, str]] = {
     "PRECEDES": ("Task", "Task"),
@@ -683,6 +691,29 @@ class _Reading:
         ):
             return False  # "Ward 9", "Annex B": a numbered or lettered thing, nobody's name
         return arg.proper and arg.kind == NP and not arg.code and len(arg.words) <= 3
+
+    def _names_a_person(self, arg: Arg, toks: list[Token]) -> bool:
+        """Whether an argument names a person by its words: the speaker, "he"/"she" (or
+        "they" that stands for no thing named before), a kin, role or titled noun, or a
+        proper name that reads as a person by meaning (a capital alone also names products
+        and places: "Redis fixed it" names a fix; a common noun must read as one clearly)."""
+        if arg.kind == PRONOUN:
+            if arg.name in self.lex.words("speaker"):
+                return True
+            return arg.name in self.lex.words("person_pronouns") and not self._thing_pronoun(arg)
+        if arg.kind not in (NP, TASK) or arg.code:
+            return False
+        if arg.kind == TASK and arg.start < len(toks) and toks[arg.start].pos == VERB:
+            return False  # an act named by its verb; a "task" read from a lone noun may not be
+        if self._person_evidence(arg):
+            return True
+        scores = type_scores(arg.name)
+        nearest = bool(scores) and scores[0][0] == "person"
+        if arg.proper:
+            return nearest
+        # a common noun: clearly a person by meaning, or an agent noun nearest to one ("the
+        # plumber"; "the timer" is an agent noun by form only)
+        return is_type(arg.name, "person") or (nearest and self._role_like(arg))
 
     def _holds_role(self, m: Match) -> bool:
         """ "X is a Y" says a role when X is a person and Y a role or occupation; a capital alone
@@ -1606,7 +1637,12 @@ class _Reading:
                 # place here even when its vector leans to a club ("in Lyon")
                 relation = "MEMBER_OF"
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
-            sources = [x for x in m.slots.get(src_slot, []) if not _whole_clause(x, toks)]
+            no_source, no_target = _NO_PERSON_ENDS.get(relation, (False, False))
+            sources = [
+                x
+                for x in m.slots.get(src_slot, [])
+                if not _whole_clause(x, toks) and not (no_source and self._names_a_person(x, toks))
+            ]
             if dst_slot.startswith("=") and m.negated and len(m.phrase.edges) > 1:
                 continue  # "no longer blocked by B" denies B's hold, not that A is held up
             if dst_slot.startswith("="):
@@ -1618,6 +1654,7 @@ class _Reading:
                     self._end(t, dst_label, relation)
                     for t in m.slots.get(dst_slot, [])
                     if not _whole_clause(t, toks)
+                    and not (no_target and self._names_a_person(t, toks))
                 ]
                 attrs = {}
             source_keys = [self._end(s, src_label, relation) for s in sources]

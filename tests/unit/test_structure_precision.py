@@ -156,3 +156,28 @@ def test_a_reduced_clause_with_a_negated_participle_names_a_cause() -> None:
     assert ("workers not started", "CAUSES", "502 error", False) in edges(
         "A 502 error can be caused by workers not started or by a full queue."
     )
+
+
+# --- a person is no fix, no cause and no step ----------------------------------------------------
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The landlord finally fixed the heating.",
+        "The plumber fixed the boiler last week.",
+        "I fixed the garden gate on Sunday.",
+        "Omar solved the outage.",
+    ],
+)
+def test_who_fixed_a_thing_is_not_its_fix(text: str) -> None:
+    assert not any(r == "SOLVED_BY" for _, r, _, _ in edges(text))
+
+
+@needs_parser
+def test_a_fix_named_by_a_thing_or_an_act_still_stands() -> None:
+    assert ("crash", "SOLVED_BY", "new patch", False) in edges("The new patch fixed the crash.")
+    assert ("outage", "SOLVED_BY", "restart the pods", False) in edges(
+        "Priya solved the outage by restarting the pods."
+    )
