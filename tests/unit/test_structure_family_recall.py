@@ -196,3 +196,26 @@ def test_a_favourite_after_a_possessive_and_a_nominal_preference() -> None:
     assert ("otto", "PREFERS", "dark chocolate", False) in edges(
         "Otto is partial to dark chocolate."
     )
+
+
+# --- a cause stated as a thing with a quality -------------------------------------------------
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ("The cake sank because the oven was too cold.", "cold oven"),
+        ("Because the road was icy, the bus skidded.", "icy road"),
+        ("The paint peeled because the wall was damp.", "damp wall"),
+    ],
+)
+def test_a_copular_cause_is_named_with_its_quality(text: str, cause: str) -> None:
+    assert any(s == cause and r == "CAUSES" for s, r, _, _ in edges(text))
+
+
+@needs_parser
+def test_a_status_participle_keeps_naming_the_thing() -> None:
+    # "done" says the review happened: no quality of the review, and no cause named "done review"
+    found = edges("The release slipped because the review was not done.")
+    assert not any("done review" in (s, t) for s, _, t, _ in found)
