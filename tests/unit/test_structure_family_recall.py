@@ -219,3 +219,45 @@ def test_a_status_participle_keeps_naming_the_thing() -> None:
     # "done" says the review happened: no quality of the review, and no cause named "done review"
     found = edges("The release slipped because the review was not done.")
     assert not any("done review" in (s, t) for s, _, t, _ in found)
+
+
+# --- phrasings of blocking and fixing ----------------------------------------------------------
+
+
+@needs_parser
+def test_remaining_blocked_is_being_blocked() -> None:
+    found = edges("The kitchen remodel remains blocked on the permit.")
+    assert ("kitchen remodel", "BLOCKED_BY", "permit", False) in found
+
+
+@needs_parser
+def test_a_thing_that_cannot_act_until_a_condition_is_blocked_by_it() -> None:
+    found = edges("The release can't ship until the audit finishes.")
+    assert ("release", "BLOCKED_BY", "audit", False) in found
+
+
+@needs_parser
+def test_held_back_pending_names_what_it_waits_for() -> None:
+    found = edges("The roof job is held back pending the survey.")
+    assert ("roof job", "BLOCKED_BY", "survey", False) in found
+
+
+@needs_parser
+def test_what_did_not_help_with_a_problem_is_a_denied_fix() -> None:
+    assert ("crash", "SOLVED_BY", "reinstall the app", True) in edges(
+        "Reinstalling the app didn't help with the crashes."
+    )
+    assert ("lag", "SOLVED_BY", "restart the modem", True) in edges(
+        "Restarting the modem did nothing for the lag."
+    )
+
+
+@needs_parser
+def test_a_person_who_helps_with_a_thing_is_no_fix() -> None:
+    assert not any(r == "SOLVED_BY" for _, r, _, _ in edges("Sara helped with the move."))
+
+
+@needs_parser
+def test_a_fix_in_note_style_drops_the_copula() -> None:
+    found = edges("Slow builds fixed by caching the dependencies.")
+    assert ("slow build", "SOLVED_BY", "cache the dependencies", False) in found
