@@ -996,9 +996,16 @@ class _Reading:
         self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
     ) -> bool:
         """ "there was a leak", "that in turn waits on ...": an expletive or a short
-        prepositional adverbial read as an argument names no thing."""
+        prepositional adverbial read as an argument names no thing; nor does a greeting or
+        an interjection ("hi all, once we sign ...", "lol we did the dry run before ...")."""
+        # (a greeting that is also a time word, "morning", may name the time)
+        asides = self.lex.words("interjections") | (
+            self.lex.words("greetings") - self.lex.words("time_words")
+        )
         for x in a + b:
             if x.words and x.words[0] in self.lex.words("expletives") and len(x.words) == 1:
+                return False
+            if x.kind != PRONOUN and x.words and all(w in asides for w in x.words):
                 return False
             if x.kind == NP and x.end - x.start <= 2 and toks[x.start].pos == "PREP":
                 return False

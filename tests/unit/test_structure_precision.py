@@ -181,3 +181,12 @@ def test_a_fix_named_by_a_thing_or_an_act_still_stands() -> None:
     assert ("outage", "SOLVED_BY", "restart the pods", False) in edges(
         "Priya solved the outage by restarting the pods."
     )
+
+
+# --- a greeting or an interjection names nothing ------------------------------------------------
+
+
+@needs_parser
+def test_a_greeting_is_no_step_of_an_order() -> None:
+    found = edges("lol we did the soundcheck before the gig")
+    assert not any("lol" in (s, t) for s, _, t, _ in found)
