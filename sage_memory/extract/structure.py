@@ -1645,11 +1645,7 @@ class _Reading:
                 relation = "MEMBER_OF"
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
             no_source, no_target = _NO_PERSON_ENDS.get(relation, (False, False))
-            sources = [
-                x
-                for x in m.slots.get(src_slot, [])
-                if not _whole_clause(x, toks) and not (no_source and self._names_a_person(x, toks))
-            ]
+            sources = self._edge_args(m, src_slot, toks, no_person=no_source)
             if dst_slot.startswith("=") and m.negated and len(m.phrase.edges) > 1:
                 continue  # "no longer blocked by B" denies B's hold, not that A is held up
             if dst_slot.startswith("="):
@@ -1659,9 +1655,7 @@ class _Reading:
             else:
                 targets_keys = [
                     self._end(t, dst_label, relation)
-                    for t in m.slots.get(dst_slot, [])
-                    if not _whole_clause(t, toks)
-                    and not (no_target and self._names_a_person(t, toks))
+                    for t in self._edge_args(m, dst_slot, toks, no_person=no_target)
                 ]
                 attrs = {}
             source_keys = [self._end(s, src_label, relation) for s in sources]
@@ -1678,6 +1672,44 @@ class _Reading:
             named = self._end(name, "Entity", "IS_A")
             self._edge(named, "IS_A", self._end(kind, "Concept", "IS_A"), conf, sentence, when)
         self._remember(m)
+
+    def _edge_args(self, m: Match, slot: str, toks: list[Token], *, no_person: bool) -> list[Arg]:
+        """The arguments of ``slot`` an edge end is made of: no whole clause, no person where
+        the relation's end never is one, a step's "it" named by its object."""
+        return [
+            self._object_named(x, m, toks)
+            for x in m.slots.get(slot, [])
+            if not _whole_clause(x, toks) and not (no_person and self._names_a_person(x, toks))
+        ]
+
+    def _object_named(self, arg: Arg, m: Match, toks: list[Token]) -> Arg:
+        """A step whose object is "it" or "them" acts on the object of an earlier step of the
+        same sentence ("rinse the rice, then soak it": soak the rice; "calibrate the sensor
+        after mounting it": mount the sensor): the pronoun's reference is the nearest object
+        named before it (Halliday & Hasan 1976, personal reference), named as written."""
+        if arg.kind != TASK or len(arg.words) < 2:
+            return arg
+        at = [k for k, w in enumerate(arg.words) if k > 0 and w in ("it", "them")]
+        if len(at) != 1:
+            return arg
+        others = [
+            x
+            for n in (*self.facts[1], m)
+            for xs in n.slots.values()
+            for x in xs
+            if x.kind == TASK and (x.end <= arg.start or x.start >= arg.end)
+        ]
+        # the nearest step before it; else the step it follows in the text ("... after
+        # mounting it" refers forward to nothing, back to "calibrate the sensor")
+        before = sorted((x for x in others if x.end <= arg.start), key=lambda x: -x.end)
+        pool = before or sorted(others, key=lambda x: x.start)
+        for x in pool:
+            obj = _task_object(x, toks)
+            if obj:
+                words = list(arg.words)
+                words[at[0]] = obj
+                return dataclasses.replace(arg, name=" ".join(words), words=tuple(words))
+        return arg
 
     def _states_edge(self, m: Match) -> bool:
         """Whether a kept match makes an edge: a loose phrasing only for the relations whose
@@ -1742,7 +1774,10 @@ class _Reading:
         if not plan.tasks:
             return
         keys: dict[int, str] = {}
-        for k, (name, _) in enumerate(plan.tasks):
+        names = [name for name, _ in plan.tasks]
+        for k, name in enumerate(names):
+            names[k] = self._plan_object_named(name, names[:k])
+        for k, name in enumerate(names):
             if not name:
                 continue
             key = self._task_key(name) or self._node(name, "Task", standalone=True)
@@ -1759,6 +1794,27 @@ class _Reading:
             project = self._node(plan.project, "Project", standalone=True)
             for key in dict.fromkeys(keys.values()):
                 self._edge(project, "CONTAINS_TASK", key, 0.8, plan.project_sentence, None)
+
+    def _plan_object_named(self, name: str, before: list[str]) -> str:
+        """A planned step acting on "it" or "them" acts on the object of the nearest earlier
+        step ("wash the lettuce, then dry it": dry the lettuce), as :meth:`_object_named`
+        does for a phrasing's steps; the plan gives names, so the object is the words after
+        the verb (and its particle) up to the first preposition."""
+        words = name.split()
+        at = [k for k, w in enumerate(words) if k > 0 and w.lower() in ("it", "them")]
+        if len(at) != 1:
+            return name
+        preps = self.lex.words("prepositions") - {"up", "out", "off", "down", "over"}
+        for prev in reversed(before):
+            rest = prev.split()[1:]
+            while rest and rest[0].lower() in ("up", "out", "off", "down", "back", "over", "away"):
+                rest = rest[1:]
+            end = next((k for k, w in enumerate(rest) if w.lower() in preps), len(rest))
+            obj = rest[:end]
+            if obj and not any(w.lower() in ("it", "them") for w in obj):
+                words[at[0]] = " ".join(obj)
+                return " ".join(words)
+        return name
 
     def _add_named(self) -> None:
         """The names the memory mentions outside any fact read from it, as mention nodes
@@ -1798,6 +1854,24 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _task_object(task: Arg, toks: list[Token]) -> str:
+    """The direct object a task names after its verb ("the rice" of "rinse the rice"): the
+    noun phrase that follows the verb and its particle, to the first preposition; "" when the
+    task has none or its object is itself a pronoun."""
+    span = toks[task.start : task.end]
+    if len(span) < 2 or span[0].pos != VERB:
+        return ""
+    j = 1
+    while j < len(span) and span[j].pos == "PART":
+        j += 1
+    k = j
+    while k < len(span) and span[k].pos in ("DET", "POSS", ADJ, "NUM", NOUN, PROPN):
+        k += 1
+    if k == j or not any(t.pos in (NOUN, PROPN) for t in span[j:k]):
+        return ""
+    return " ".join(t.lower for t in span[j:k])
 
 
 def _whole_clause(arg: Arg, toks: list[Token]) -> bool:

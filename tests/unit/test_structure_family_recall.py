@@ -261,3 +261,28 @@ def test_a_person_who_helps_with_a_thing_is_no_fix() -> None:
 def test_a_fix_in_note_style_drops_the_copula() -> None:
     found = edges("Slow builds fixed by caching the dependencies.")
     assert ("slow build", "SOLVED_BY", "cache the dependencies", False) in found
+
+
+# --- a step acting on "it" acts on an earlier step's object -----------------------------------
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("Wash the lettuce, then dry it.", ("wash the lettuce", "dry the lettuce")),
+        ("Charge the drone before you fly it.", ("charge the drone", "fly the drone")),
+        (
+            "Calibrate the scale only after levelling it.",
+            ("level the scale", "calibrate the scale"),
+        ),
+        (
+            "Peel the potatoes and boil them, then mash them.",
+            ("peel the potatoes", "mash the potatoes"),
+        ),
+    ],
+)
+def test_an_object_pronoun_in_a_step_names_the_earlier_object(
+    text: str, edge: tuple[str, str]
+) -> None:
+    assert (edge[0], "PRECEDES", edge[1], False) in edges(text)

@@ -125,7 +125,7 @@ def test_a_request_to_the_reader_states_no_order() -> None:
     assert ("booking page", "DEPENDS_ON", "payment widget", False) in edges(
         "Hi all, the booking page depends on the payment widget, so please don't remove it."
     )
-    assert ("sand the boards", "PRECEDES", "paint them", False) in edges(
+    assert ("sand the boards", "PRECEDES", "paint the boards", False) in edges(
         "Sand the boards before you paint them."
     )
 
