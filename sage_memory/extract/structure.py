@@ -30,7 +30,7 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
-from sage_memory.extract.argtypes import is_instrument, is_type, type_scores
+from sage_memory.extract.argtypes import MARGIN, is_instrument, is_type, type_scores
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
@@ -778,6 +778,28 @@ class _Reading:
         # the verb may close a compound: "goalkeeper" (keep), "caretaker" (take)
         return any(verb_known(x[i:]) for x in stems for i in range(max(1, len(x) - 2)))
 
+    def _workplace(self, arg: Arg, toks: list[Token]) -> bool:
+        """ "works at the bakery": a common noun phrase a determiner makes one particular
+        establishment, after "at" (the preposition of a place of work, Merriam-Webster at 1),
+        that reads as a place or an organization by meaning (:mod:`.argtypes`), is where
+        someone is employed though it has no name; "works at night" or "at a desk" is not."""
+        if arg.kind != NP or arg.proper or arg.code or arg.start < 2:
+            return False
+        # a definite determiner or a possessive makes it one known establishment; "a
+        # warehouse run by X" leaves the employer to its name (Quirk et al. 5.26, definite
+        # reference)
+        k = arg.start  # the span may or may not hold its determiner
+        while k > 0 and toks[k - 1].pos in ("DET", "POSS"):
+            k -= 1
+        definite = any(t.lower == "the" or t.pos == "POSS" for t in toks[k : arg.start + 1])
+        if not definite or toks[k - 1].lower != "at":
+            return False
+        scores = dict(type_scores(arg.name))
+        here = max(scores.get("place", -1.0), scores.get("group", -1.0))
+        other = max((v for k, v in scores.items() if k not in ("place", "group")), default=1.0)
+        # by a clear margin: "the front desk" is nearly as much a piece of furniture
+        return here - other >= MARGIN and not self._person_like(arg)
+
     def _org_like(self, arg: Arg) -> bool:
         head = _head_word(arg)
         return (arg.proper and not arg.code) or head in self.lex.words("org_heads")
@@ -1139,9 +1161,11 @@ class _Reading:
             "org_only" in f
             and b
             and not all(
-                self._org_like(x)
+                (
+                    (self._org_like(x) and not self._named_place(x))  # "left Lisbon": a home
+                    or self._workplace(x, toks)
+                )
                 and (x.words[-1] if x.words else "") not in groups
-                and not self._named_place(x)  # "left Lisbon": a home, not an employer
                 for x in b
             )
         ):

@@ -286,3 +286,25 @@ def test_an_object_pronoun_in_a_step_names_the_earlier_object(
     text: str, edge: tuple[str, str]
 ) -> None:
     assert (edge[0], "PRECEDES", edge[1], False) in edges(text)
+
+
+# --- a workplace named by a common noun -------------------------------------------------------
+
+
+@needs_parser
+def test_working_at_an_unnamed_establishment_is_employment() -> None:
+    assert ("nora", "WORKS_AT", "bakery", False) in edges("Nora works at the bakery.")
+    assert ("nora", "WORKS_AT", "clinic", True) in edges("Nora no longer works at the clinic.")
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nora works at her desk.",
+        "Nora works at the weekend.",
+        "Nora works at a bakery run by Greggs.",  # the employer is the name, not "a bakery"
+    ],
+)
+def test_working_at_a_desk_or_a_time_is_no_employer(text: str) -> None:
+    assert not any(r == "WORKS_AT" for _, r, _, _ in edges(text))
