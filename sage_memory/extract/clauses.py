@@ -10,13 +10,14 @@ state that the migration is done).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sage_memory.extract.args import ArgReader
 from sage_memory.extract.hidden_verb import clause_subject
 from sage_memory.extract.lexicon import OPTIONAL, POS, SLOT, WORD, Element, Lexicon, Phrase
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
 from sage_memory.extract.word import (
+    ADJ,
     ADV,
     AUX,
     CODE,
@@ -29,6 +30,7 @@ from sage_memory.extract.word import (
     PREP,
     PROPN,
     PUNCT,
+    SUB,
     VERB,
     Token,
     base_form,
@@ -64,6 +66,8 @@ _FRONTED_OPENERS = frozenset(
 )
 #: Relations whose noun-phrase arguments may hide a clause's verb (:mod:`.hidden_verb`).
 _HIDDEN_CLAUSE = frozenset({"BLOCKED_BY", "DEPENDS_ON", "PRECEDES"})
+#: Copular verbs that ascribe a quality to their subject (Quirk et al. 1985, 16.22).
+_COPULAR = frozenset({"be", "get", "go", "turn", "become", "grow", "come"})
 #: Relations whose arguments are read as tasks when they start with a verb.
 _NO_TASK = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "MEMBER_OF", "IS_A"})
 
@@ -509,6 +513,8 @@ class Matcher:
             if lead and _denied_necessity(toks, s, min(a.start for a in args)):
                 for a in args:  # "we don't need to X before Y": the order is denied
                     a.negated = True
+        if rel == "CAUSES":
+            args = [self._described(toks, a, e) for a in args]
         if rel in _HIDDEN_CLAUSE:
             args = [clause_subject(self.reader, toks, a) for a in args]
         if rel in _REDUCED:
@@ -521,6 +527,39 @@ class Matcher:
             )
             args = [self.reader.reduce_clause(toks, a, keep_task=keep) for a in args]
         return args
+
+    def _described(self, toks: list[Token], arg: Arg, e: int) -> Arg:
+        """A cause or effect stated as a thing with a quality ("because the oven was too
+        cold", "the bread came out flat") is that thing with the quality: "cold oven".
+        A copular clause with a predicative adjective ascribes the quality to its subject
+        (Quirk et al. 1985, 16.22, copular verbs 'be, get, go, turn, become, come out');
+        the noun phrase with the adjective before it names the same state. Participles
+        of an event or a status ("once the survey is done") keep naming the thing."""
+        if arg.kind != NP or arg.code:
+            return arg
+        k = arg.end
+        if k >= e or toks[k].lemma not in _COPULAR:
+            return arg
+        k += 1
+        if k < e and toks[k].lower == "out" and toks[k - 1].lemma == "come":
+            k += 1
+        elif toks[k - 1].lemma == "come":
+            return arg  # "come" is copular only with "out" ("came out dense")
+        while k < e and toks[k].pos == ADV and toks[k].lower not in ("not", "never"):
+            k += 1
+        if not (k < e and toks[k].pos == ADJ and not toks[k].tag.startswith("VB")):
+            return arg
+        if toks[k].lower in self.lex.words("event_participles"):
+            return arg
+        if k + 1 < e and toks[k + 1].pos not in (PUNCT, CONJ, SUB):
+            return arg  # "too small for the load": the quality has its own complement
+        quality = toks[k].lemma if toks[k].tag in ("JJR", "JJS") else toks[k].lower
+        return replace(
+            arg,
+            name=f"{quality} {arg.name}",
+            words=(quality, *arg.words),
+            end=k + 1,
+        )
 
     def read_arguments(self, m: Match, toks: list[Token]) -> bool:
         """Fill ``m.slots`` from its spans; False when a needed argument is missing."""

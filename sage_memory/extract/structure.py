@@ -30,7 +30,7 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
-from sage_memory.extract.argtypes import is_instrument, is_type
+from sage_memory.extract.argtypes import MARGIN, is_instrument, is_type, type_scores
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
@@ -79,6 +79,14 @@ _SUBORDINATORS = frozenset(
 #: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
 _VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
+#: Ends of an edge that name an act, a thing or an event, never a person (docs/relations.md: a
+#: problem is solved by a change, a cause brings its effect about, an order is of tasks): "the
+#: landlord fixed the boiler" or "Mum sorts out the hotel" name who acted, not the fix or a step.
+_NO_PERSON_ENDS: dict[str, tuple[bool, bool]] = {
+    "SOLVED_BY": (False, True),
+    "CAUSES": (True, False),
+    "PRECEDES": (True, True),
+}
 #: (source label, target label) a relation gives to names without stronger evidence.
 _ROLES: dict[str, tuple[str, str]] = {
     "PRECEDES": ("Task", "Task"),
@@ -684,6 +692,29 @@ class _Reading:
             return False  # "Ward 9", "Annex B": a numbered or lettered thing, nobody's name
         return arg.proper and arg.kind == NP and not arg.code and len(arg.words) <= 3
 
+    def _names_a_person(self, arg: Arg, toks: list[Token]) -> bool:
+        """Whether an argument names a person by its words: the speaker, "he"/"she" (or
+        "they" that stands for no thing named before), a kin, role or titled noun, or a
+        proper name that reads as a person by meaning (a capital alone also names products
+        and places: "Redis fixed it" names a fix; a common noun must read as one clearly)."""
+        if arg.kind == PRONOUN:
+            if arg.name in self.lex.words("speaker"):
+                return True
+            return arg.name in self.lex.words("person_pronouns") and not self._thing_pronoun(arg)
+        if arg.kind not in (NP, TASK) or arg.code:
+            return False
+        if arg.kind == TASK and arg.start < len(toks) and toks[arg.start].pos == VERB:
+            return False  # an act named by its verb; a "task" read from a lone noun may not be
+        if self._person_evidence(arg):
+            return True
+        scores = type_scores(arg.name)
+        nearest = bool(scores) and scores[0][0] == "person"
+        if arg.proper:
+            return nearest
+        # a common noun: clearly a person by meaning, or an agent noun nearest to one ("the
+        # plumber"; "the timer" is an agent noun by form only)
+        return is_type(arg.name, "person") or (nearest and self._role_like(arg))
+
     def _holds_role(self, m: Match) -> bool:
         """ "X is a Y" says a role when X is a person and Y a role or occupation; a capital alone
         does not make X a person ("Rust is a programming language" is a class)."""
@@ -746,6 +777,28 @@ class _Reading:
         stems = {stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem}
         # the verb may close a compound: "goalkeeper" (keep), "caretaker" (take)
         return any(verb_known(x[i:]) for x in stems for i in range(max(1, len(x) - 2)))
+
+    def _workplace(self, arg: Arg, toks: list[Token]) -> bool:
+        """ "works at the bakery": a common noun phrase a determiner makes one particular
+        establishment, after "at" (the preposition of a place of work, Merriam-Webster at 1),
+        that reads as a place or an organization by meaning (:mod:`.argtypes`), is where
+        someone is employed though it has no name; "works at night" or "at a desk" is not."""
+        if arg.kind != NP or arg.proper or arg.code or arg.start < 2:
+            return False
+        # a definite determiner or a possessive makes it one known establishment; "a
+        # warehouse run by X" leaves the employer to its name (Quirk et al. 5.26, definite
+        # reference)
+        k = arg.start  # the span may or may not hold its determiner
+        while k > 0 and toks[k - 1].pos in ("DET", "POSS"):
+            k -= 1
+        definite = any(t.lower == "the" or t.pos == "POSS" for t in toks[k : arg.start + 1])
+        if not definite or toks[k - 1].lower != "at":
+            return False
+        scores = dict(type_scores(arg.name))
+        here = max(scores.get("place", -1.0), scores.get("group", -1.0))
+        other = max((v for k, v in scores.items() if k not in ("place", "group")), default=1.0)
+        # by a clear margin: "the front desk" is nearly as much a piece of furniture
+        return here - other >= MARGIN and not self._person_like(arg)
 
     def _org_like(self, arg: Arg) -> bool:
         head = _head_word(arg)
@@ -965,9 +1018,16 @@ class _Reading:
         self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]
     ) -> bool:
         """ "there was a leak", "that in turn waits on ...": an expletive or a short
-        prepositional adverbial read as an argument names no thing."""
+        prepositional adverbial read as an argument names no thing; nor does a greeting or
+        an interjection ("hi all, once we sign ...", "lol we did the dry run before ...")."""
+        # (a greeting that is also a time word, "morning", may name the time)
+        asides = self.lex.words("interjections") | (
+            self.lex.words("greetings") - self.lex.words("time_words")
+        )
         for x in a + b:
             if x.words and x.words[0] in self.lex.words("expletives") and len(x.words) == 1:
+                return False
+            if x.kind != PRONOUN and x.words and all(w in asides for w in x.words):
                 return False
             if x.kind == NP and x.end - x.start <= 2 and toks[x.start].pos == "PREP":
                 return False
@@ -1101,9 +1161,11 @@ class _Reading:
             "org_only" in f
             and b
             and not all(
-                self._org_like(x)
+                (
+                    (self._org_like(x) and not self._named_place(x))  # "left Lisbon": a home
+                    or self._workplace(x, toks)
+                )
                 and (x.words[-1] if x.words else "") not in groups
-                and not self._named_place(x)  # "left Lisbon": a home, not an employer
                 for x in b
             )
         ):
@@ -1606,7 +1668,8 @@ class _Reading:
                 # place here even when its vector leans to a club ("in Lyon")
                 relation = "MEMBER_OF"
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
-            sources = [x for x in m.slots.get(src_slot, []) if not _whole_clause(x, toks)]
+            no_source, no_target = _NO_PERSON_ENDS.get(relation, (False, False))
+            sources = self._edge_args(m, src_slot, toks, no_person=no_source)
             if dst_slot.startswith("=") and m.negated and len(m.phrase.edges) > 1:
                 continue  # "no longer blocked by B" denies B's hold, not that A is held up
             if dst_slot.startswith("="):
@@ -1616,8 +1679,7 @@ class _Reading:
             else:
                 targets_keys = [
                     self._end(t, dst_label, relation)
-                    for t in m.slots.get(dst_slot, [])
-                    if not _whole_clause(t, toks)
+                    for t in self._edge_args(m, dst_slot, toks, no_person=no_target)
                 ]
                 attrs = {}
             source_keys = [self._end(s, src_label, relation) for s in sources]
@@ -1634,6 +1696,44 @@ class _Reading:
             named = self._end(name, "Entity", "IS_A")
             self._edge(named, "IS_A", self._end(kind, "Concept", "IS_A"), conf, sentence, when)
         self._remember(m)
+
+    def _edge_args(self, m: Match, slot: str, toks: list[Token], *, no_person: bool) -> list[Arg]:
+        """The arguments of ``slot`` an edge end is made of: no whole clause, no person where
+        the relation's end never is one, a step's "it" named by its object."""
+        return [
+            self._object_named(x, m, toks)
+            for x in m.slots.get(slot, [])
+            if not _whole_clause(x, toks) and not (no_person and self._names_a_person(x, toks))
+        ]
+
+    def _object_named(self, arg: Arg, m: Match, toks: list[Token]) -> Arg:
+        """A step whose object is "it" or "them" acts on the object of an earlier step of the
+        same sentence ("rinse the rice, then soak it": soak the rice; "calibrate the sensor
+        after mounting it": mount the sensor): the pronoun's reference is the nearest object
+        named before it (Halliday & Hasan 1976, personal reference), named as written."""
+        if arg.kind != TASK or len(arg.words) < 2:
+            return arg
+        at = [k for k, w in enumerate(arg.words) if k > 0 and w in ("it", "them")]
+        if len(at) != 1:
+            return arg
+        others = [
+            x
+            for n in (*self.facts[1], m)
+            for xs in n.slots.values()
+            for x in xs
+            if x.kind == TASK and (x.end <= arg.start or x.start >= arg.end)
+        ]
+        # the nearest step before it; else the step it follows in the text ("... after
+        # mounting it" refers forward to nothing, back to "calibrate the sensor")
+        before = sorted((x for x in others if x.end <= arg.start), key=lambda x: -x.end)
+        pool = before or sorted(others, key=lambda x: x.start)
+        for x in pool:
+            obj = _task_object(x, toks)
+            if obj:
+                words = list(arg.words)
+                words[at[0]] = obj
+                return dataclasses.replace(arg, name=" ".join(words), words=tuple(words))
+        return arg
 
     def _states_edge(self, m: Match) -> bool:
         """Whether a kept match makes an edge: a loose phrasing only for the relations whose
@@ -1698,7 +1798,10 @@ class _Reading:
         if not plan.tasks:
             return
         keys: dict[int, str] = {}
-        for k, (name, _) in enumerate(plan.tasks):
+        names = [name for name, _ in plan.tasks]
+        for k, name in enumerate(names):
+            names[k] = self._plan_object_named(name, names[:k])
+        for k, name in enumerate(names):
             if not name:
                 continue
             key = self._task_key(name) or self._node(name, "Task", standalone=True)
@@ -1715,6 +1818,27 @@ class _Reading:
             project = self._node(plan.project, "Project", standalone=True)
             for key in dict.fromkeys(keys.values()):
                 self._edge(project, "CONTAINS_TASK", key, 0.8, plan.project_sentence, None)
+
+    def _plan_object_named(self, name: str, before: list[str]) -> str:
+        """A planned step acting on "it" or "them" acts on the object of the nearest earlier
+        step ("wash the lettuce, then dry it": dry the lettuce), as :meth:`_object_named`
+        does for a phrasing's steps; the plan gives names, so the object is the words after
+        the verb (and its particle) up to the first preposition."""
+        words = name.split()
+        at = [k for k, w in enumerate(words) if k > 0 and w.lower() in ("it", "them")]
+        if len(at) != 1:
+            return name
+        preps = self.lex.words("prepositions") - {"up", "out", "off", "down", "over"}
+        for prev in reversed(before):
+            rest = prev.split()[1:]
+            while rest and rest[0].lower() in ("up", "out", "off", "down", "back", "over", "away"):
+                rest = rest[1:]
+            end = next((k for k, w in enumerate(rest) if w.lower() in preps), len(rest))
+            obj = rest[:end]
+            if obj and not any(w.lower() in ("it", "them") for w in obj):
+                words[at[0]] = " ".join(obj)
+                return " ".join(words)
+        return name
 
     def _add_named(self) -> None:
         """The names the memory mentions outside any fact read from it, as mention nodes
@@ -1754,6 +1878,24 @@ class _Reading:
         edges = tuple(self.edges.values())
         kind: MemoryKind = self.memory.kind or "knowledge"
         return GraphDelta(tuple(nodes), edges, kind, 0.6 if edges else 0.3, self.event_time)
+
+
+def _task_object(task: Arg, toks: list[Token]) -> str:
+    """The direct object a task names after its verb ("the rice" of "rinse the rice"): the
+    noun phrase that follows the verb and its particle, to the first preposition; "" when the
+    task has none or its object is itself a pronoun."""
+    span = toks[task.start : task.end]
+    if len(span) < 2 or span[0].pos != VERB:
+        return ""
+    j = 1
+    while j < len(span) and span[j].pos == "PART":
+        j += 1
+    k = j
+    while k < len(span) and span[k].pos in ("DET", "POSS", ADJ, "NUM", NOUN, PROPN):
+        k += 1
+    if k == j or not any(t.pos in (NOUN, PROPN) for t in span[j:k]):
+        return ""
+    return " ".join(t.lower for t in span[j:k])
 
 
 def _whole_clause(arg: Arg, toks: list[Token]) -> bool:

@@ -196,3 +196,115 @@ def test_a_favourite_after_a_possessive_and_a_nominal_preference() -> None:
     assert ("otto", "PREFERS", "dark chocolate", False) in edges(
         "Otto is partial to dark chocolate."
     )
+
+
+# --- a cause stated as a thing with a quality -------------------------------------------------
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ("The cake sank because the oven was too cold.", "cold oven"),
+        ("Because the road was icy, the bus skidded.", "icy road"),
+        ("The paint peeled because the wall was damp.", "damp wall"),
+    ],
+)
+def test_a_copular_cause_is_named_with_its_quality(text: str, cause: str) -> None:
+    assert any(s == cause and r == "CAUSES" for s, r, _, _ in edges(text))
+
+
+@needs_parser
+def test_a_status_participle_keeps_naming_the_thing() -> None:
+    # "done" says the review happened: no quality of the review, and no cause named "done review"
+    found = edges("The release slipped because the review was not done.")
+    assert not any("done review" in (s, t) for s, _, t, _ in found)
+
+
+# --- phrasings of blocking and fixing ----------------------------------------------------------
+
+
+@needs_parser
+def test_remaining_blocked_is_being_blocked() -> None:
+    found = edges("The kitchen remodel remains blocked on the permit.")
+    assert ("kitchen remodel", "BLOCKED_BY", "permit", False) in found
+
+
+@needs_parser
+def test_a_thing_that_cannot_act_until_a_condition_is_blocked_by_it() -> None:
+    found = edges("The release can't ship until the audit finishes.")
+    assert ("release", "BLOCKED_BY", "audit", False) in found
+
+
+@needs_parser
+def test_held_back_pending_names_what_it_waits_for() -> None:
+    found = edges("The roof job is held back pending the survey.")
+    assert ("roof job", "BLOCKED_BY", "survey", False) in found
+
+
+@needs_parser
+def test_what_did_not_help_with_a_problem_is_a_denied_fix() -> None:
+    assert ("crash", "SOLVED_BY", "reinstall the app", True) in edges(
+        "Reinstalling the app didn't help with the crashes."
+    )
+    assert ("lag", "SOLVED_BY", "restart the modem", True) in edges(
+        "Restarting the modem did nothing for the lag."
+    )
+
+
+@needs_parser
+def test_a_person_who_helps_with_a_thing_is_no_fix() -> None:
+    assert not any(r == "SOLVED_BY" for _, r, _, _ in edges("Sara helped with the move."))
+
+
+@needs_parser
+def test_a_fix_in_note_style_drops_the_copula() -> None:
+    found = edges("Slow builds fixed by caching the dependencies.")
+    assert ("slow build", "SOLVED_BY", "cache the dependencies", False) in found
+
+
+# --- a step acting on "it" acts on an earlier step's object -----------------------------------
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("Wash the lettuce, then dry it.", ("wash the lettuce", "dry the lettuce")),
+        ("Charge the drone before you fly it.", ("charge the drone", "fly the drone")),
+        (
+            "Calibrate the scale only after levelling it.",
+            ("level the scale", "calibrate the scale"),
+        ),
+        (
+            "Peel the potatoes and boil them, then mash them.",
+            ("peel the potatoes", "mash the potatoes"),
+        ),
+    ],
+)
+def test_an_object_pronoun_in_a_step_names_the_earlier_object(
+    text: str, edge: tuple[str, str]
+) -> None:
+    assert (edge[0], "PRECEDES", edge[1], False) in edges(text)
+
+
+# --- a workplace named by a common noun -------------------------------------------------------
+
+
+@needs_parser
+def test_working_at_an_unnamed_establishment_is_employment() -> None:
+    assert ("nora", "WORKS_AT", "bakery", False) in edges("Nora works at the bakery.")
+    assert ("nora", "WORKS_AT", "clinic", True) in edges("Nora no longer works at the clinic.")
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nora works at her desk.",
+        "Nora works at the weekend.",
+        "Nora works at a bakery run by Greggs.",  # the employer is the name, not "a bakery"
+    ],
+)
+def test_working_at_a_desk_or_a_time_is_no_employer(text: str) -> None:
+    assert not any(r == "WORKS_AT" for _, r, _, _ in edges(text))

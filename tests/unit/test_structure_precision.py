@@ -125,7 +125,7 @@ def test_a_request_to_the_reader_states_no_order() -> None:
     assert ("booking page", "DEPENDS_ON", "payment widget", False) in edges(
         "Hi all, the booking page depends on the payment widget, so please don't remove it."
     )
-    assert ("sand the boards", "PRECEDES", "paint them", False) in edges(
+    assert ("sand the boards", "PRECEDES", "paint the boards", False) in edges(
         "Sand the boards before you paint them."
     )
 
@@ -156,3 +156,37 @@ def test_a_reduced_clause_with_a_negated_participle_names_a_cause() -> None:
     assert ("workers not started", "CAUSES", "502 error", False) in edges(
         "A 502 error can be caused by workers not started or by a full queue."
     )
+
+
+# --- a person is no fix, no cause and no step ----------------------------------------------------
+
+
+@needs_parser
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The landlord finally fixed the heating.",
+        "The plumber fixed the boiler last week.",
+        "I fixed the garden gate on Sunday.",
+        "Omar solved the outage.",
+    ],
+)
+def test_who_fixed_a_thing_is_not_its_fix(text: str) -> None:
+    assert not any(r == "SOLVED_BY" for _, r, _, _ in edges(text))
+
+
+@needs_parser
+def test_a_fix_named_by_a_thing_or_an_act_still_stands() -> None:
+    assert ("crash", "SOLVED_BY", "new patch", False) in edges("The new patch fixed the crash.")
+    assert ("outage", "SOLVED_BY", "restart the pods", False) in edges(
+        "Priya solved the outage by restarting the pods."
+    )
+
+
+# --- a greeting or an interjection names nothing ------------------------------------------------
+
+
+@needs_parser
+def test_a_greeting_is_no_step_of_an_order() -> None:
+    found = edges("lol we did the soundcheck before the gig")
+    assert not any("lol" in (s, t) for s, _, t, _ in found)
