@@ -1338,6 +1338,10 @@ class _Reading:
 
     def _fits_owners(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         f = m.phrase.flags
+        if m.phrase.relation == "OWNS" and any(
+            x.kind == NP and x.head in self.lex.words("general_nouns") for x in b
+        ):
+            return False  # "I had a great time", "she has an idea": no possession
         if "owner_target" in f and (
             not all(self._person_like(x) or self._org_like(x) for x in a)
             or any(self._person_like(x) for x in b)
