@@ -31,29 +31,16 @@ RESULTS = HERE / "results" / "ab_search.json"
 #: The worker: answers one query per line with the seconds its search took, wall and CPU (the
 #: process's user + system time: on a loaded machine the steadier figure).
 WORKER = r"""
-import json, sqlite3, sys, tempfile, time
+import json, sys, tempfile, time
 sys.path.insert(0, sys.argv[3])
-from scale import USER, _vector
+from pathlib import Path
+from scale import USER, plain_collection
 kind, folder = sys.argv[1], sys.argv[2]
 if kind == "chroma":
-    import chromadb, numpy as np
-    from chromadb.config import Settings
     from sage_memory.embed import make_embedder
     embedder = make_embedder("minilm")
-    db = sqlite3.connect(f"{folder}/sage.db")
-    rows = db.execute(
-        "SELECT m.id, v.vec FROM memories m JOIN memory_vectors v ON v.rid = m.rid"
-    ).fetchall()
-    client = chromadb.PersistentClient(
-        path=tempfile.mkdtemp(prefix="ab-chroma-"), settings=Settings(anonymized_telemetry=False)
-    )
-    coll = client.get_or_create_collection(
-        "plain", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-    )
-    for i in range(0, len(rows), 5000):
-        part = rows[i : i + 5000]
-        coll.add(ids=[r[0] for r in part],
-                 embeddings=np.stack([_vector(r[1], embedder.dim) for r in part]))
+    coll = plain_collection(Path(folder), embedder.dim,
+                            Path(tempfile.mkdtemp(prefix="ab-chroma-")))
     def ask(q):
         coll.query(query_embeddings=[embedder.embed_query(q)], n_results=10)
 else:

@@ -36,30 +36,16 @@ SINGLES, BULK = 100, 640
 
 #: The worker: answers one (op, argument) per line with the seconds it took, wall and CPU.
 WORKER = r"""
-import json, sqlite3, sys, tempfile, time
+import json, sys, tempfile, time
 sys.path.insert(0, sys.argv[3])
-from scale import _vector
+from pathlib import Path
+from scale import plain_collection
 from sage_memory.embed import make_embedder
 kind, folder = sys.argv[1], sys.argv[2]
 if kind == "chroma":
-    import chromadb, numpy as np
-    from chromadb.config import Settings
     emb = make_embedder("minilm")
-    db = sqlite3.connect(f"{folder}/sage.db")
-    rows = db.execute(
-        "SELECT m.id, m.data, v.vec FROM memories m JOIN memory_vectors v ON v.rid = m.rid"
-    ).fetchall()
-    client = chromadb.PersistentClient(
-        path=tempfile.mkdtemp(prefix="ab-chroma-"), settings=Settings(anonymized_telemetry=False)
-    )
-    coll = client.get_or_create_collection(
-        "bench", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-    )
-    for i in range(0, len(rows), 5000):
-        part = rows[i : i + 5000]
-        coll.add(ids=[r[0] for r in part],
-                 embeddings=np.stack([_vector(r[2], emb.dim) for r in part]),
-                 documents=[json.loads(r[1])["text"] for r in part])
+    coll = plain_collection(Path(folder), emb.dim, Path(tempfile.mkdtemp(prefix="ab-chroma-")),
+                            documents=True)
     n = [0]
     def add(t):
         n[0] += 1

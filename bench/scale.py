@@ -197,35 +197,14 @@ def phase_writer(folder: Path, start: int) -> None:
 
 
 def phase_search(folder: Path, count: int) -> dict[str, Any]:
-    import chromadb
-    import numpy as np
-    from chromadb.config import Settings
-
     from sage_memory import SageMemory
     from sage_memory.embed import make_embedder
 
     embedder = make_embedder("minilm")
-    db = sqlite3.connect(folder / "sage.db")
-    rows = db.execute(
-        "SELECT m.id, v.vec FROM memories m JOIN memory_vectors v ON v.rid = m.rid"
-    ).fetchall()
-    db.close()
     plain_dir = Path(tempfile.mkdtemp(prefix="scale-chroma-"))
     try:
-        client = chromadb.PersistentClient(
-            path=str(plain_dir), settings=Settings(anonymized_telemetry=False)
-        )
-        coll = client.get_or_create_collection(
-            "plain", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-        )
         t = time.perf_counter()
-        step = client.get_max_batch_size()
-        for i in range(0, len(rows), step):
-            chunk = rows[i : i + step]
-            coll.add(
-                ids=[r[0] for r in chunk],
-                embeddings=np.stack([_vector(r[1], embedder.dim) for r in chunk]),
-            )
+        coll = plain_collection(folder, embedder.dim, plain_dir)
         chroma_add = time.perf_counter() - t
         qs = queries(count)
         sage: list[float] = []
@@ -253,6 +232,37 @@ def phase_search(folder: Path, count: int) -> dict[str, Any]:
         "dense_exact_from_sqlite": exact,
         "queries": count,
     }
+
+
+def plain_collection(folder: Path, dim: int, path: Path, *, documents: bool = False) -> Any:
+    """The yardstick of the side-by-side benches: a plain Chroma collection in ``path`` (cosine
+    HNSW, no embedding function) holding the memory vectors of ``folder``'s SQLite, and their
+    texts with ``documents``."""
+    import chromadb
+    import numpy as np
+    from chromadb.config import Settings
+
+    db = sqlite3.connect(folder / "sage.db")
+    text = ", m.data" if documents else ""
+    rows = db.execute(
+        f"SELECT m.id, v.vec{text} FROM memories m JOIN memory_vectors v ON v.rid = m.rid"
+    ).fetchall()
+    db.close()
+    client = chromadb.PersistentClient(
+        path=str(path), settings=Settings(anonymized_telemetry=False)
+    )
+    coll = client.get_or_create_collection(
+        "plain", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+    )
+    step = client.get_max_batch_size()
+    for i in range(0, len(rows), step):
+        chunk = rows[i : i + step]
+        coll.add(
+            ids=[r[0] for r in chunk],
+            embeddings=np.stack([_vector(r[1], dim) for r in chunk]),
+            documents=[json.loads(r[2])["text"] for r in chunk] if documents else None,
+        )
+    return coll
 
 
 def _vector(blob: bytes, dim: int) -> Any:
