@@ -94,7 +94,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
-    from scale import queries
+    from scale import queries, wait_ready
 
     work = Path(tempfile.mkdtemp(prefix="ab-search-"))
     procs: dict[str, subprocess.Popen[str]] = {}
@@ -120,12 +120,7 @@ def main() -> None:
             stdout=subprocess.PIPE,
             text=True,
         )
-        for name, p in procs.items():
-            assert p.stdout is not None
-            if name in sides:  # each side runs its own checkout's code
-                imported = Path(p.stdout.readline().strip())
-                assert imported.is_relative_to(sides[name]), (name, imported)
-            assert p.stdout.readline().strip() == "ready"
+        wait_ready(procs, sides)  # each side runs its own checkout's code
         names = list(procs)
         times: dict[str, list[float]] = {n: [] for n in names}
         cpu: dict[str, list[float]] = {n: [] for n in names}

@@ -29,6 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from scale import wait_ready  # noqa: E402
 from throughput import LOCOMO, corpus, search_queries  # noqa: E402
 
 #: Single adds and bulk texts after the folder's N turns (as throughput.py's singles).
@@ -128,12 +129,7 @@ def compare(folder: Path, sides: dict[str, Path], n: int, locomo: Path) -> dict[
                 env=env,
                 cwd=root,
             )
-        for name, p in procs.items():
-            assert p.stdout is not None
-            if name in sides:  # each side runs its own checkout's code
-                imported = Path(p.stdout.readline().strip())
-                assert imported.is_relative_to(sides[name]), (name, imported)
-            assert p.stdout.readline().strip() == "ready"
+        wait_ready(procs, sides)  # each side runs its own checkout's code
         names = list(procs)
         times = {n: {"add": [], "search": [], "bulk": []} for n in names}
         load_before = round(os.getloadavg()[0], 1)

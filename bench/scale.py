@@ -265,6 +265,17 @@ def plain_collection(folder: Path, dim: int, path: Path, *, documents: bool = Fa
     return coll
 
 
+def wait_ready(procs: dict[str, Any], sides: dict[str, Path]) -> None:
+    """Wait until every side-by-side worker says "ready"; a checkout's worker first says which
+    sage_memory it imported, which must be its own checkout's."""
+    for name, p in procs.items():
+        assert p.stdout is not None
+        if name in sides:
+            imported = Path(p.stdout.readline().strip())
+            assert imported.is_relative_to(sides[name]), (name, imported)
+        assert p.stdout.readline().strip() == "ready"
+
+
 def _vector(blob: bytes, dim: int) -> Any:
     """A stored vector: float16 (this version's SQLite) or float32 (older folders)."""
     import numpy as np
