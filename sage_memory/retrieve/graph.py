@@ -112,7 +112,7 @@ def gather(ask: Ask, words: WordSeeds, index: VectorIndex, config: RetrieveConfi
     g.edges = dict(hood.edges)
     for e in g.edges.values():
         g.relevant[e.id] = _holds(e, plan, as_of, now)
-    wanted = set(sorted(mass, key=lambda n: -mass[n])[:GRAPH_NODES]) | set(seeds)
+    wanted = set(sorted(mass, key=lambda n: (-mass[n], n))[:GRAPH_NODES]) | set(seeds)
     for e in g.edges.values():
         if len(wanted) >= 2 * GRAPH_NODES:
             break
@@ -121,7 +121,11 @@ def gather(ask: Ask, words: WordSeeds, index: VectorIndex, config: RetrieveConfi
     missing = [n for n in wanted if n not in hood.nodes]
     if missing:
         hood.add_nodes(store.get_nodes(part, missing))
-    g.nodes = {n: hood.nodes[n] for n in wanted if n in hood.nodes}
+    # In content order, not set order: nodes of equal score must rank alike in every process
+    # and every folder holding the same text (set order follows the hash seed; ids are random).
+    kept = [hood.nodes[n] for n in wanted if n in hood.nodes]
+    kept.sort(key=lambda node: (node.name.casefold(), node.label, node.name, node.id))
+    g.nodes = {node.id: node for node in kept}
     best_link = max(ln.score for ln in g.linked)
     # Relevance of a node: its share of the walk, scaled to the best link and discounted
     # for hubs; a linked node is at least as relevant as its (discounted) link.

@@ -41,7 +41,7 @@ QUERIES = [
 ]
 
 RUN = """
-import json, sys
+import json, re, sys
 from sage_memory import SageMemory
 corpus, queries = json.loads(sys.argv[2]), json.loads(sys.argv[3])
 mem = SageMemory(sys.argv[1])
@@ -57,6 +57,15 @@ out = {
     "edges": sorted([names[e.source_id], e.relation, names[e.target_id]] for e in g.edges),
     "ranked": {
         q: [[h.memory.text, h.score] for h in mem.search(q, user_id="u", limit=8).memories]
+        for q in queries
+    },
+    "node_hits": {
+        q: [[h.node.label, h.node.name] for h in mem.search(q, user_id="u", limit=8).nodes]
+        for q in queries
+    },
+    # Memory ids are random per folder; the context cites them, so they are masked.
+    "contexts": {
+        q: re.sub(r"mem [0-9a-f,]{6,}", "mem", mem.search(q, user_id="u", limit=8).context)
         for q in queries
     },
 }
@@ -93,3 +102,6 @@ def test_same_corpus_twice_gives_same_graph_and_rankings(tmp_path: Path) -> None
         assert [text for text, _ in a] == [text for text, _ in b], q
         assert all(abs(x - y) < 1e-4 for (_, x), (_, y) in zip(a, b, strict=True)), q
     assert all(first["ranked"][q] for q in QUERIES)  # type: ignore[index]
+    # Node hits of equal score keep one order (by content), and the packed context is the same.
+    assert first["node_hits"] == second["node_hits"]
+    assert first["contexts"] == second["contexts"]
