@@ -79,13 +79,23 @@ def push_ppr(
     # it needs to be pushed, eps per link (eps alone for a node not read yet).
     spreads: dict[str, float] = {}
     bars: dict[str, float] = {}
+    # The queue is consumed from ``head`` on rather than sliced: cutting its front off at
+    # every step copied the rest of it, and a walk steps a few hundred times. Locals stand for
+    # the dicts' methods the inner loop calls hundreds of thousands of times per search.
     queue = list(residual)
     queued = set(queue)
-    while queue and out.pushes < max_pushes:
-        step, queue = queue[:batch], queue[batch:]
+    head = 0
+    pushes = 0
+    mass = out.mass
+    read = out.read
+    get_residual, get_bar = residual.get, bars.get
+    enqueue, mark = queue.append, queued.add
+    while head < len(queue) and pushes < max_pushes:
+        step = queue[head : head + batch]
+        head += len(step)
         queued.difference_update(step)
-        unread = [u for u in step if u not in links and residual.get(u, 0.0) >= eps]
-        room = max_reads - len(out.read)
+        unread = [u for u in step if u not in links and get_residual(u, 0.0) >= eps]
+        room = max_reads - len(read)
         if unread and room > 0:
             got = neighbours(unread[:room])
             for u in unread[:room]:
@@ -93,28 +103,29 @@ def push_ppr(
                 links[u] = kept
                 spreads[u] = sum(w for _, w in kept)
                 bars[u] = eps * max(1, len(kept))
-                out.read.add(u)
+                read.add(u)
         for u in step:
             near = links.get(u)
             if near is None:
                 continue  # over the read budget: its residual stays where it is
-            ru = residual.get(u, 0.0)
+            ru = get_residual(u, 0.0)
             if ru < bars[u]:
                 continue
-            out.pushes += 1
+            pushes += 1
             residual[u] = 0.0
             spread = spreads[u]
             if spread <= 0:
-                out.mass[u] = out.mass.get(u, 0.0) + ru
+                mass[u] = mass.get(u, 0.0) + ru
                 continue
-            out.mass[u] = out.mass.get(u, 0.0) + alpha * ru
+            mass[u] = mass.get(u, 0.0) + alpha * ru
             share = (1.0 - alpha) * ru / spread
             for v, w in near:
-                rv = residual.get(v, 0.0) + share * w
+                rv = get_residual(v, 0.0) + share * w
                 residual[v] = rv
-                if rv >= bars.get(v, eps) and v not in queued:
-                    queue.append(v)
-                    queued.add(v)
+                if rv >= get_bar(v, eps) and v not in queued:
+                    enqueue(v)
+                    mark(v)
+    out.pushes = pushes
     return out
 
 

@@ -88,6 +88,10 @@ class SQLiteGraphStore(SQLiteWrites, SQLiteReads, SQLiteLexical, SQLiteJournal, 
         self._lock = threading.RLock()
         self._closed = False
         self._decoded = DecodedRows()
+        # A search reads the vectors of a hundred or so candidates, mostly the same ones as
+        # the searches before it: reading and decoding them again was a few ms of each. 20,000
+        # float32 vectors of 384 dimensions are 31 MB at most.
+        self._vectors = DecodedRows(limit=20_000)
         self._links = LinkRows()
         self._postings = postings.PostingsMemo()
         version = self.get_meta("schema_version")

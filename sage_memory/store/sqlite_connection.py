@@ -40,6 +40,9 @@ class SQLiteConnection:
     #: What lexical searches read of the postings, dropped at the start of every write
     #: transaction; None on a read-only handle, as ``_decoded``.
     _postings: PostingsMemo | None = None
+    #: Stored vectors decoded to float32 (read-only arrays) by row id, kept until a write
+    #: changes them; None on a read-only handle, as ``_decoded``.
+    _vectors: DecodedRows | None = None
     #: Counts ``apply`` calls: what a reader derived from the rows holds while it is unchanged.
     _epoch: int = 0
     #: How the vector tables hold a vector: float16 (float32 in files not yet converted, which

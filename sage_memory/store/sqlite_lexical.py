@@ -44,17 +44,32 @@ class SQLiteLexical(SQLiteConnection):
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
-        for table, vectors in _VECTORS.items():
-            # Memories first; the node table is asked only for the ids it may hold.
-            for chunk in chunks([i for i in dict.fromkeys(ids) if i not in out]):
-                marks = ",".join("?" * len(chunk))
-                rows = self._rows(
-                    f"SELECT t.id, v.vec FROM {table} t JOIN {vectors} v ON v.rid = t.rid"
-                    f" WHERE t.id IN ({marks})",
-                    chunk,
-                )
-                out.update((r[0], self._vector_from(r[1])) for r in rows)
-        return out
+        with self._lock:
+            cache = self._vectors
+            wanted = list(dict.fromkeys(ids))
+            if cache is not None:
+                for i in wanted:
+                    vec = cache.get(("", i))
+                    if vec is not None:
+                        out[i] = vec
+            for table, vectors in _VECTORS.items():
+                # Memories first; the node table is asked only for the ids it may hold.
+                for chunk in chunks([i for i in wanted if i not in out]):
+                    marks = ",".join("?" * len(chunk))
+                    rows = self._rows(
+                        f"SELECT t.id, v.vec FROM {table} t JOIN {vectors} v ON v.rid = t.rid"
+                        f" WHERE t.id IN ({marks})",
+                        chunk,
+                    )
+                    for key, blob in rows:
+                        vec = self._vector_from(blob)
+                        if cache is not None:
+                            # Shared with later callers: nobody may change it in place.
+                            vec.flags.writeable = False
+                            cache.put(("", key), vec)
+                        out[key] = vec
+        # In the order asked, as the reads without the cache return them.
+        return {i: out[i] for i in wanted if i in out}
 
     def vector_ids(self, scope: Scope, entity: TextEntity) -> set[str]:
         table = "memories" if entity == "memory" else "nodes"

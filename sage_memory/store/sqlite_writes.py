@@ -105,6 +105,8 @@ class SQLiteWrites(SQLiteConnection):
             for ch in changes:
                 if self._decoded is not None:
                     self._decoded.drop((_TABLES[ch.entity], ch.entity_id))
+                if self._vectors is not None:
+                    self._vectors.drop(("", ch.entity_id))
                 data = None if ch.after is None else dumps(ch.after)
                 link = _last_link(db, ch)  # before the row is written (it may be needed)
                 if ch.entity == "memory":

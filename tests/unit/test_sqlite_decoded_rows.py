@@ -69,3 +69,44 @@ def test_reads_after_writes_see_the_writes(tmp_path: Path) -> None:
     assert reader.get_nodes(_SCOPE, [a.id]) == [a]
     reader.close()
     store.close()
+
+
+def test_vectors_read_after_writes_see_the_writes(tmp_path: Path) -> None:
+    import numpy as np
+    import pytest
+
+    store = SQLiteGraphStore(tmp_path / "s.db")
+    a = Node(id=new_id(), scope=_SCOPE, name="Alice", created_at=_AT, updated_at=_AT)
+    first, second = np.eye(384, dtype=np.float32)[:2]
+
+    def put_vector(before: Node | None, after: Node | None, vec: np.ndarray) -> None:
+        ref = after if after is not None else before
+        assert ref is not None
+        change = Change(
+            id=new_id(),
+            batch_id=new_id(),
+            scope_key=_SCOPE.key,
+            entity="node",
+            entity_id=ref.id,
+            op="insert" if before is None else "delete" if after is None else "update",
+            before=None if before is None else to_dict(before),
+            after=None if after is None else to_dict(after),
+            at=_AT,
+            actor="test",
+            reason="test",
+        )
+        store.apply([change], {ref.id: vec})
+
+    put_vector(None, a, first)
+    kept = store.get_vectors([a.id, "missing"])
+    assert list(kept) == [a.id]
+    np.testing.assert_array_equal(kept[a.id], first)
+    # What the store keeps for later reads cannot be changed by a caller.
+    with pytest.raises(ValueError):
+        kept[a.id][0] = 5.0
+    np.testing.assert_array_equal(store.get_vectors([a.id])[a.id], first)
+    put_vector(a, dataclasses.replace(a, name="Alicia"), second)
+    np.testing.assert_array_equal(store.get_vectors([a.id])[a.id], second)
+    put_vector(a, None, second)
+    assert store.get_vectors([a.id]) == {}
+    store.close()
