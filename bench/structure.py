@@ -132,6 +132,42 @@ def first_value(texts: list[str], q: dict[str, Any]) -> str | None:
     return None
 
 
+def miss_report(q: dict[str, Any], found: list[str], text_of: dict[str, str]) -> str:
+    """One failed current-value question: the hits that state a value, and why it failed."""
+    values = [v for v in [q.get("current"), *q.get("former", [])] if v]
+    lines = [f"MISS [{q['type']}] {q['question']!r} as_of={q.get('as_of')}"]
+    lines.append(f"  current={q['current']!r} former={q.get('former', [])!r}")
+    at = {i: r for r, i in enumerate(found)}
+    # the evidence memories stating the current value (a twin world may state it too)
+    evidence = set(q.get("evidence") or text_of)
+    current_ids = [i for i in text_of if i in evidence and contains(text_of[i], q["current"])]
+    ranks = sorted(at[i] for i in current_ids if i in at)
+    if not ranks:
+        why = "no hit states the current value (its memory is outside the top 10)"
+    else:
+        why = f"the current value's first hit is at rank {ranks[0] + 1}, below a former value's"
+    lines.append(f"  why: {why}; evidence={sorted(q.get('evidence') or [])}")
+    for r, i in enumerate(found):
+        said = [v for v in values if contains(text_of[i], v)]
+        tag = ("CUR " if q["current"] in said else "OLD ") if said else "    "
+        ev = "*" if i in (q.get("evidence") or []) else " "
+        lines.append(f"  {r + 1:2d} {tag}{ev}{i}: {text_of[i][:150]!r}")
+    for i in current_ids:
+        if i not in at:
+            lines.append(f"  -- current stated by {i} (not in top {K}): {text_of[i][:150]!r}")
+    return "\n".join(lines)
+
+
+def _current_first(
+    q: dict[str, Any], found: list[str], text_of: dict[str, str], misses: bool
+) -> bool:
+    """Whether the first hit stating a value states the current one (printing a miss)."""
+    ok = first_value([text_of[i] for i in found], q) == q["current"]
+    if misses and not ok:
+        print(miss_report(q, found, text_of))
+    return ok
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     worlds = load_worlds(Path(args.data))
     docs = ingest_order(worlds, args.seed)
@@ -168,7 +204,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if probe:
                 recall["sage"].add(probe, found)
             if q.get("current"):
-                current["sage"].append(first_value([text_of[i] for i in found], q) == q["current"])
+                current["sage"].append(_current_first(q, found, text_of, args.misses))
             for s in baselines:
                 top = s.search(q["question"], K)
                 by_type[s.name][q["type"]].append(answered("\n".join(text_of[i] for i in top), q))
@@ -307,6 +343,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--save-as", help="also keep this run as bench/results/structure_<NAME>.json")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--no-ablations", action="store_true")
+    ap.add_argument(
+        "--misses",
+        action="store_true",
+        help="print each failed current_value/as_of question: its top hits and why it failed",
+    )
     args = ap.parse_args(argv)
     report = run(args)
     print(tables(report))
