@@ -1,0 +1,55 @@
+"""Where a relation's argument ends: the words the structure extractor keeps in a name."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sage_memory.extract.base import ExtractionContext
+from sage_memory.extract.structure import StructureExtractor
+from sage_memory.types import Memory, Scope
+
+NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
+
+
+def edges(text: str) -> set[tuple[str, str, str, bool]]:
+    memory = Memory(
+        id="t",
+        text=text,
+        scope=Scope(agent_id="t"),
+        timestamp=NOW,
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    delta = StructureExtractor().extract(memory, ExtractionContext())
+    assert delta.error is None
+    names = {n.key: n.name.lower() for n in delta.nodes}
+    return {(names[e.source], e.relation, names[e.target], e.negated) for e in delta.edges}
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        # a time word the parse hangs on a noun says which thing, not when
+        (
+            "The night shift relies on the backup pump.",
+            ("night shift", "DEPENDS_ON", "backup pump", False),
+        ),
+        (
+            "The Friday market is part of the harbour festival.",
+            ("friday market", "PART_OF", "harbour festival", False),
+        ),
+        ("Omar hates afternoon meetings.", ("omar", "DISLIKES", "afternoon meeting", False)),
+    ],
+)
+def test_a_time_word_that_modifies_a_noun_stays_in_the_name(
+    text: str, edge: tuple[str, str, str, bool]
+) -> None:
+    assert edge in edges(text)
+
+
+def test_a_time_phrase_of_the_clause_still_leaves_the_name() -> None:
+    assert ("release", "BLOCKED_BY", "review", False) in edges(
+        "Monday the release was held up by the review."
+    )
