@@ -368,6 +368,14 @@ class PhraseReader:
                     last_nominal = j
                 j += 1
                 continue
+            if (
+                t.tag == "POS"
+                and last_nominal == j - 1
+                and j + 1 < e
+                and (toks[j + 1].pos in NOMINAL or toks[j + 1].pos == ADJ)
+            ):
+                j += 1  # "the growers' union": a plural's apostrophe, the phrase goes on
+                continue
             # a participle modifying the next noun: "missing index", "signed letter"
             if (
                 t.pos == VERB

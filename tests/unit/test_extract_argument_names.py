@@ -53,3 +53,9 @@ def test_a_time_phrase_of_the_clause_still_leaves_the_name() -> None:
     assert ("release", "BLOCKED_BY", "review", False) in edges(
         "Monday the release was held up by the review."
     )
+
+
+def test_a_plural_possessive_stays_in_the_name() -> None:
+    assert ("ines", "MEMBER_OF", "weaver guild", False) in edges(
+        "Ines belongs to the weavers' guild."
+    )
