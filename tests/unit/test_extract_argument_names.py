@@ -59,3 +59,24 @@ def test_a_plural_possessive_stays_in_the_name() -> None:
     assert ("ines", "MEMBER_OF", "weaver guild", False) in edges(
         "Ines belongs to the weavers' guild."
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        # a gerund the dictionary lacks opens the sentence: a task, not a name
+        (
+            "Resealing the bath fixed the damp patch.",
+            ("damp patch", "SOLVED_BY", "reseal the bath", False),
+        ),
+        # a prefixed verb keeps its whole stem in the base form
+        (
+            "Retiling the hallway requires a tile cutter.",
+            ("retile the hallway", "REQUIRES", "tile cutter", False),
+        ),
+    ],
+)
+def test_a_task_is_named_by_the_base_form_of_its_verb(
+    text: str, edge: tuple[str, str, str, bool]
+) -> None:
+    assert edge in edges(text)
