@@ -249,6 +249,8 @@ def _agree(tok: Token, pos: str, p: syntax.Parsed, *, first: bool, prev: Token |
             if other in cands:
                 pos = ours
                 break
+    if first and pos == VERB and p.tag == "VBG" and p.dep in ("csubj", "csubjpass"):
+        return VERB  # "Resealing the bath fixed it": a gerund clause as subject, no name
     named = tok.capitalized and (prev is None or prev.lower not in (":", "-", '"', "(", "•", "*"))
     if pos in (NOUN, ADJ, VERB, ADV) and tok.text[:1].isupper() and (named or not cands):
         return PROPN

@@ -144,6 +144,8 @@ class PhraseReader:
         while j < n and (toks[j].lower in self.time_mods or toks[j].pos == NUM):
             j += 1
         if j < n and toks[j].lower in self.time_words:
+            if j == start_core and self._modifies_noun(toks, j):
+                return 0  # "the night shift", "afternoon meetings": part of a name, no time
             j += 1
             if j < n and toks[j].lower == "ago":
                 j += 1
@@ -156,6 +158,17 @@ class PhraseReader:
             if (text.isdigit() and 1900 <= int(text) <= 2100) or "-" in text:
                 return j - i
         return 0
+
+    def _modifies_noun(self, toks: list[Token], j: int) -> bool:
+        """Whether the parse makes the word at ``j`` a modifier of a noun after it (a compound
+        or adjective, with only noun-phrase words between): a time word that says which thing
+        ("the Friday market") rather than when. False without a parse."""
+        head = toks[j].head
+        if toks[j].dep not in ("compound", "amod", "nmod") or not j < head < min(len(toks), j + 4):
+            return False
+        if toks[head].pos not in NOMINAL or toks[head].lower in self.time_words:
+            return False
+        return all(t.pos in NOMINAL or t.pos == ADJ or t.lower == "-" for t in toks[j + 1 : head])
 
     def _trim_end(self, toks: list[Token], s: int, e: int) -> int:
         while e > s and (
@@ -354,6 +367,14 @@ class PhraseReader:
                 if t.pos in NOMINAL:
                     last_nominal = j
                 j += 1
+                continue
+            if (
+                t.tag == "POS"
+                and last_nominal == j - 1
+                and j + 1 < e
+                and (toks[j + 1].pos in NOMINAL or toks[j + 1].pos == ADJ)
+            ):
+                j += 1  # "the growers' union": a plural's apostrophe, the phrase goes on
                 continue
             # a participle modifying the next noun: "missing index", "signed letter"
             if (

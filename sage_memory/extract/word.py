@@ -64,6 +64,10 @@ def _candidates(word: str) -> dict[str, tuple[str, ...]]:
     return {pos: tuple(lemmas) for pos, lemmas in found.items()}
 
 
+#: Prefixes that make a verb of a verb (Quirk et al., App. I.21-I.23): "retile", "unclog".
+_VERB_PREFIXES = ("re", "un", "pre", "de", "dis", "mis", "over", "under", "out", "co")
+
+
 @lru_cache(maxsize=20_000)
 def base_form(verb: str) -> str:
     """The base form of a verb ("restarting" -> "restart", "ran" -> "run")."""
@@ -71,6 +75,15 @@ def base_form(verb: str) -> str:
     lemmas = _candidates(low).get("VERB")
     if lemmas:
         return lemmas[0]
+    # a verb the dictionary lacks that is a known one with a prefix ("re-tiling", "retiling",
+    # "blind-baking"): the known verb's base form, so no letter is cut from its stem
+    first, dash, last = low.rpartition("-")
+    if dash and first and last and _candidates(last).get("VERB"):
+        return f"{first}-{base_form(last)}"
+    for prefix in _VERB_PREFIXES:
+        rest = low[len(prefix) :]
+        if low.startswith(prefix) and len(rest) > 3 and _candidates(rest).get("VERB"):
+            return prefix + base_form(rest)
     from lemminflect import getLemma
 
     guessed = getLemma(low, upos="VERB", lemmatize_oov=True)
