@@ -584,7 +584,8 @@ class Matcher:
             ):
                 return False  # "needs X, which I have to dig out": the next literal is the
                 # relative clause's, not the phrasing's
-            if name == "X" and "X" not in used_slots:
+            spare = name == "X" and "X" not in used_slots
+            if spare and not any(f.startswith("former=") for f in m.phrase.flags):
                 continue
             lead = s == 0 and not any(k < s for k in m.literals)
             if lead:
@@ -596,6 +597,8 @@ class Matcher:
                     s += 1  # (but "hasn't lived": the verb's own negation stays with it)
                 s = _past_measure(toks, s, e)
                 args = self.reader.after(toks, s, e, clause_ok=clause_ok, task_ok=task_ok)
+            if not args and spare:
+                continue  # the state a change left (see ``former``) is read when it can be
             if not args:
                 return False
             args = self._named_in_apposition(toks, args, e)

@@ -115,6 +115,9 @@ _ROLES: dict[str, tuple[str, str]] = {
 _CLOCK = re.compile(r"^\d{1,2}(?::\d{2})?(?:am|pm|h)$")
 #: Tokens that end a clause.
 _CLAUSE_STOPS = frozenset({",", ";", ".", "!", "?", "—", "-"})
+#: Restrictive focusing adverbs that give what holds after a denial ("not X, just Y").
+_CORRECTIONS = frozenset({"just", "only", "merely", "simply", "rather", "instead"})
+_FOCUS_STOPS = _CORRECTIONS | {"not", "never", "n't"}
 #: Words that may open an elliptic clause ("; but the gearbox is", ", whereas UDP isn't").
 _ELLIPSIS_OPENERS = frozenset({"and", "but", "whereas", "while", "though", "although", "yet"})
 #: Words that may close one ("the gearbox is too", "nor does X either").
@@ -440,6 +443,9 @@ class _Reading:
             contrast = self._contrast(m, toks)
             if contrast is not None:
                 self._apply(contrast, toks, sentence, when)
+            former = self._former(m)
+            if former is not None:
+                self._apply(former, toks, sentence, when)
             elided = self._elided_subject(m, toks)
             if elided is not None and self._fits(elided, toks):
                 self._apply(elided, toks, sentence, when)
@@ -489,24 +495,66 @@ class _Reading:
             self.coref.saw_thing(args[0].name)
 
     def _contrast(self, m: Match, toks: list[Token]) -> Match | None:
-        """ "a seed, not a grain", "in R, not Python": the alternative a fact rules out is the
-        same fact denied (a match of its own, the target replaced, the polarity flipped)."""
-        if m.negated or len(m.phrase.edges) != 1 or m.phrase.edges[0][2].startswith("="):
+        """ "a seed, not a grain", "in R, not Python", "likes jazz but not opera", "part of
+        the EU but not of NATO": the alternative a fact rules out is the same fact denied (a
+        match of its own, the target replaced, the polarity flipped). A denied fact corrected
+        by a focusing adverb ("doesn't need a visa, just a passport") or by "but" states the
+        correction: "just", "only" and "but" after a negation introduce what does hold
+        (Quirk et al. 1985, 8.116 restrictive focusing; 13.41 "not X but Y")."""
+        if len(m.phrase.edges) != 1 or m.phrase.edges[0][2].startswith("="):
             return None
         slot = m.phrase.edges[0][2]
         targets = m.slots.get(slot, [])
         if not targets:
             return None
         k = max(x.end for x in targets)
-        if k + 2 >= len(toks) or toks[k].lower != "," or toks[k + 1].lower != "not":
+        while k < len(toks) and toks[k].pos == ADV and toks[k].lower not in _FOCUS_STOPS:
+            k += 1  # "with a scale now, not cups"
+        if k + 2 < len(toks) and (toks[k].lower, toks[k + 1].pos, toks[k + 2].lower) == (
+            ",",
+            ADV,
+            ",",
+        ):
+            k += 2  # "part of the allotment, oddly, not a garden": a comment adverb between
+        j = k + 1 if k < len(toks) and toks[k].lower == "," else k
+        joined = j < len(toks) and toks[j].lower == "but"
+        j += joined
+        if j == k or j + 1 >= len(toks):
             return None
-        end = next((j for j in range(k + 2, len(toks)) if toks[j].pos == PUNCT), len(toks))
-        alt = self.ex.matcher.reader.after(toks, k + 2, end, clause_ok=False)
+        if m.negated:
+            if not (joined or toks[j].lower in _CORRECTIONS):
+                return None
+            j += toks[j].lower in _CORRECTIONS
+        elif toks[j].lower in ("not", "never"):
+            j += 1
+        else:
+            return None
+        # "allergic to latex, not to nickel": the preposition of the target said again
+        head = toks[targets[0].start - 1].lower if targets[0].start > 0 else ""
+        if j < len(toks) and toks[j].lower == head and head in self.lex.words("prepositions"):
+            j += 1
+        end = next((i for i in range(j, len(toks)) if toks[i].pos == PUNCT), len(toks))
+        if j >= end:
+            return None
+        alt = self.ex.matcher.reader.after(toks, j, end, clause_ok=False)
         if not alt or any(x.kind != targets[0].kind for x in alt):
             return None
+        if (joined or m.negated) and alt[-1].end < end:
+            return None  # "..., but we moved on": a clause of its own, no bare alternative
         slots = dict(m.slots)
         slots[slot] = alt
-        return dataclasses.replace(m, slots=slots, negated=True)
+        return dataclasses.replace(m, slots=slots, negated=not m.negated)
+
+    @staticmethod
+    def _former(m: Match) -> Match | None:
+        """ "moved from Leeds to York", "switched from Jira to Linear", "took over from Ana as
+        chair": a change of state names the state left after "from" ({X}), which holds no
+        more. The phrasing's ``former`` flag says which end {X} stood in before the change;
+        the same fact with {X} there is denied (Fillmore 1971, the source of a change)."""
+        slot = next((f[7:] for f in m.phrase.flags if f.startswith("former=")), "")
+        if not slot or m.negated or not m.slots.get("X") or not m.slots.get(slot):
+            return None
+        return dataclasses.replace(m, slots={**m.slots, slot: m.slots["X"]}, negated=True)
 
     def _elided_subject(self, m: Match, toks: list[Token]) -> Match | None:
         """ "X relies on Y, but Z does not", "TCP is a Y, whereas UDP isn't": a clause of only
