@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from sage_memory.retrieve.reader import GraphReader
+from sage_memory.store.lexical import stem as root
 from sage_memory.types import Edge, EdgeHit, Memory, Node, NodeHit, Scope, as_utc
 from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
@@ -433,7 +434,12 @@ def node_hits(store: GraphReader, scope: Scope, steps: Sequence[Step]) -> list[N
 Link = tuple[str, Literal["source", "target"]]
 BLOCKERS: tuple[Link, ...] = (("BLOCKED_BY", "target"), ("DEPENDS_ON", "target"))
 NEEDS: tuple[Link, ...] = tuple((r, "target") for r in REQUIREMENT)
-KINDS: tuple[Link, ...] = (("IS_A", "target"),)
+KINDS: tuple[Link, ...] = (("IS_A", "target"), ("PART_OF", "target"), ("MEMBER_OF", "target"))
+#: Relations a chain follows only past its first level: from a kind the walk reached, "falls
+#: under" / "belongs to" (which extractors read as PART_OF / MEMBER_OF) is class inclusion,
+#: a broader kind ("wood finishes belong to the surface coatings"); from the asked thing
+#: itself it is not ("the lacquer is part of the restoration kit").
+PAST_FIRST = frozenset({"PART_OF", "MEMBER_OF"})
 CAUSES: tuple[Link, ...] = (("CAUSED_BY", "target"), ("CAUSES", "source"))
 
 
@@ -457,16 +463,23 @@ def _content_words(text: str) -> tuple[str, ...]:
 
 
 def same_thing(a: str, b: str) -> bool:
-    """Whether two names plausibly name one thing in fewer or more words: the content words
-    of one contain the other's, which are at least two words or the other's head word
-    ("identity provider" / "identity provider contract", "roof" / "install the roof")."""
+    """Whether two names plausibly name one thing in fewer, more or other forms of words.
+
+    Compared by the (Snowball) stems of their content words, so a task told as a verb and its
+    object is the task told as a noun phrase ("sign the vendor certificate" / "vendor
+    certificate signing"). Otherwise the stems of one contain the other's, which are
+    at least two words, or the other's head word ("identity provider" / "identity provider
+    contract", "roof" / "install the roof"; not "brick" / "brick wall")."""
     wa, wb = _content_words(a), _content_words(b)
-    if not wa or not wb or wa == wb:
-        return bool(wa) and wa == wb
-    short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    if not set(short) <= set(long):
+    if not wa or not wb:
         return False
-    return len(short) >= 2 or short[0] == long[-1]
+    ra, rb = tuple(map(root, wa)), tuple(map(root, wb))
+    if wa == wb or set(ra) == set(rb):
+        return True
+    rs, rl = sorted((ra, rb), key=len)
+    if not set(rs) <= set(rl):
+        return False
+    return len(rs) >= 2 or rs[0] == rl[-1]
 
 
 def other_phrasings(store: GraphReader, scope: Scope, node: Node) -> list[Node]:
@@ -496,7 +509,8 @@ def chain(
 
     Breadth first, so the result is in chain order (nearest first, the deepest last); each
     step keeps the fact that reached it (its memory ids cite it). A node is visited once,
-    so a cycle ends the walk; the cost is one edge read per level. With ``bridge``, each
+    so a cycle ends the walk; the cost is one edge read per level. A relation of
+    :data:`PAST_FIRST` is followed from the second level on. With ``bridge``, each
     level's nodes are also followed through their other phrasings (a task named with and
     without a modifier is often two nodes): a few node lookups per level. With ``told``, a
     node some of whose links the question's story states follows only those.
@@ -512,6 +526,9 @@ def chain(
         if bridge:
             here |= _aliases(store, scope, frontier, exclude=set(seen) | {node_id})
         edges = _current(store.edges_of(scope, sorted(here), relations=sorted(lead)), at)
+
+        if depth == 1:
+            edges = [e for e in edges if e.relation not in PAST_FIRST]
 
         def near_of(e: Edge) -> str:
             return e.source_id if lead[e.relation] == "target" else e.target_id

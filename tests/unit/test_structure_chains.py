@@ -143,6 +143,40 @@ def test_ancestors_one_level_when_not_transitive(mem: SageMemory) -> None:
     assert names(mem.ancestors("flat white", user_id="u")) == ["coffee", "hot drink"]
 
 
+def test_a_kind_that_falls_under_or_belongs_to_a_class_has_it_as_a_broader_kind(
+    mem: SageMemory,
+) -> None:
+    lacquer, finish = (
+        NodeSpec("a", "tung lacquer", "Concept"),
+        NodeSpec("b", "wood finish", "Concept"),
+    )
+    coating = NodeSpec("c", "surface coating", "Concept")
+    state(mem, "A tung lacquer is a wood finish.", lacquer, "IS_A", finish)
+    state(mem, "Wood finishes belong to the surface coatings.", finish, "MEMBER_OF", coating)
+    last = state(
+        mem,
+        "Surface coatings fall under the protective layers.",
+        coating,
+        "PART_OF",
+        NodeSpec("d", "protective layer", "Concept"),
+    )
+    # What the asked thing itself is part of is not a kind of it.
+    state(
+        mem,
+        "The tung lacquer is part of the restoration kit.",
+        lacquer,
+        "PART_OF",
+        NodeSpec("e", "restoration kit", "Concept"),
+    )
+    kinds = mem.ancestors("tung lacquer", user_id="u")
+    assert names(kinds) == ["wood finish", "surface coating", "protective layer"]
+    assert last[:8] in kinds[-1].why
+    assert names(mem.ancestors("tung lacquer", transitive=False, user_id="u")) == ["wood finish"]
+    res = mem.search("What kinds of thing is a tung lacquer, at every level?", user_id="u")
+    assert "surface coating falls under protective layer" in res.context
+    assert "restoration kit" not in res.context.split("## Next steps")[-1].split("## ")[0]
+
+
 def test_a_chain_goes_on_through_another_phrasing_of_a_node(mem: SageMemory) -> None:
     # The second fact names the middle task with one word more: two nodes for one thing.
     state(
@@ -172,6 +206,62 @@ def test_a_chain_goes_on_through_another_phrasing_of_a_node(mem: SageMemory) -> 
         NodeSpec("f", "disk quota", "Task"),
     )
     assert "disk quota" not in names(mem.blockers("beta release", transitive=True, user_id="u"))
+
+
+def test_a_chain_goes_on_through_a_task_told_as_a_noun_phrase(mem: SageMemory) -> None:
+    # One task told as a verb and its object, then as a noun phrase (a gerund or a
+    # nominalisation of the verb): the walk crosses from one node to the other.
+    state(
+        mem,
+        "Releasing the signage panel is blocked until we sign the vendor certificate.",
+        NodeSpec("a", "release the signage panel", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("b", "sign the vendor certificate", "Task"),
+    )
+    state(
+        mem,
+        "Vendor certificate signing waits on the hardware token.",
+        NodeSpec("c", "vendor certificate signing", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("d", "hardware token", "Task"),
+    )
+    state(
+        mem,
+        "The hardware token is held up by the deployment of the badge printer.",
+        NodeSpec("e", "hardware token", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("f", "badge printer deployment", "Task"),
+    )
+    state(
+        mem,
+        "To deploy the badge printer we need the reference cards.",
+        NodeSpec("g", "deploy the badge printer", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("h", "reference cards", "Task"),
+    )
+    chain = mem.blockers("release the signage panel", transitive=True, user_id="u")
+    assert names(chain) == [
+        "sign the vendor certificate",
+        "hardware token",
+        "badge printer deployment",
+        "reference cards",
+    ]
+    # A noun that only modifies another name's head is not that thing told another way.
+    state(
+        mem,
+        "The brick wall is blocked by the sleet.",
+        NodeSpec("i", "brick wall", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("j", "sleet", "Task"),
+    )
+    state(
+        mem,
+        "Ordering the brick waits on the quote.",
+        NodeSpec("k", "brick", "Task"),
+        "BLOCKED_BY",
+        NodeSpec("l", "quote", "Task"),
+    )
+    assert "quote" not in names(mem.blockers("brick wall", transitive=True, user_id="u"))
 
 
 def test_search_context_tells_the_links_the_graph_does_not_hold(mem: SageMemory) -> None:
