@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import Literal
 
 from sage_memory.retrieve.reader import GraphReader
-from sage_memory.store.lexical import stem as root
 from sage_memory.types import Edge, EdgeHit, Memory, Node, NodeHit, Scope, as_utc
 from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
@@ -463,23 +462,16 @@ def _content_words(text: str) -> tuple[str, ...]:
 
 
 def same_thing(a: str, b: str) -> bool:
-    """Whether two names plausibly name one thing in fewer, more or other forms of words.
-
-    Compared by the (Snowball) stems of their content words, so a task told as a verb and its
-    object is the task told as a noun phrase ("sign the vendor certificate" / "vendor
-    certificate signing"). Otherwise the stems of one contain the other's, which are
-    at least two words, or the other's head word ("identity provider" / "identity provider
-    contract", "roof" / "install the roof"; not "brick" / "brick wall")."""
+    """Whether two names plausibly name one thing in fewer or more words: the content words
+    of one contain the other's, which are at least two words or the other's head word
+    ("identity provider" / "identity provider contract", "roof" / "install the roof")."""
     wa, wb = _content_words(a), _content_words(b)
-    if not wa or not wb:
+    if not wa or not wb or wa == wb:
+        return bool(wa) and wa == wb
+    short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    if not set(short) <= set(long):
         return False
-    ra, rb = tuple(map(root, wa)), tuple(map(root, wb))
-    if wa == wb or set(ra) == set(rb):
-        return True
-    rs, rl = sorted((ra, rb), key=len)
-    if not set(rs) <= set(rl):
-        return False
-    return len(rs) >= 2 or rs[0] == rl[-1]
+    return len(short) >= 2 or short[0] == long[-1]
 
 
 def other_phrasings(store: GraphReader, scope: Scope, node: Node) -> list[Node]:

@@ -208,62 +208,6 @@ def test_a_chain_goes_on_through_another_phrasing_of_a_node(mem: SageMemory) -> 
     assert "disk quota" not in names(mem.blockers("beta release", transitive=True, user_id="u"))
 
 
-def test_a_chain_goes_on_through_a_task_told_as_a_noun_phrase(mem: SageMemory) -> None:
-    # One task told as a verb and its object, then as a noun phrase (a gerund or a
-    # nominalisation of the verb): the walk crosses from one node to the other.
-    state(
-        mem,
-        "Releasing the signage panel is blocked until we sign the vendor certificate.",
-        NodeSpec("a", "release the signage panel", "Task"),
-        "BLOCKED_BY",
-        NodeSpec("b", "sign the vendor certificate", "Task"),
-    )
-    state(
-        mem,
-        "Vendor certificate signing waits on the hardware token.",
-        NodeSpec("c", "vendor certificate signing", "Task"),
-        "BLOCKED_BY",
-        NodeSpec("d", "hardware token", "Task"),
-    )
-    state(
-        mem,
-        "The hardware token is held up by the deployment of the badge printer.",
-        NodeSpec("e", "hardware token", "Task"),
-        "BLOCKED_BY",
-        NodeSpec("f", "badge printer deployment", "Task"),
-    )
-    state(
-        mem,
-        "To deploy the badge printer we need the reference cards.",
-        NodeSpec("g", "deploy the badge printer", "Task"),
-        "BLOCKED_BY",
-        NodeSpec("h", "reference cards", "Task"),
-    )
-    chain = mem.blockers("release the signage panel", transitive=True, user_id="u")
-    assert names(chain) == [
-        "sign the vendor certificate",
-        "hardware token",
-        "badge printer deployment",
-        "reference cards",
-    ]
-    # A noun that only modifies another name's head is not that thing told another way.
-    state(
-        mem,
-        "The brick wall is blocked by the sleet.",
-        NodeSpec("i", "brick wall", "Task"),
-        "BLOCKED_BY",
-        NodeSpec("j", "sleet", "Task"),
-    )
-    state(
-        mem,
-        "Ordering the brick waits on the quote.",
-        NodeSpec("k", "brick", "Task"),
-        "BLOCKED_BY",
-        NodeSpec("l", "quote", "Task"),
-    )
-    assert "quote" not in names(mem.blockers("brick wall", transitive=True, user_id="u"))
-
-
 def test_search_context_tells_the_links_the_graph_does_not_hold(mem: SageMemory) -> None:
     # Only the first link is a fact in the graph; the next two are told in memories the
     # extractor made nothing of (NoGraphExtractor), and a near-twin story shares their words.
