@@ -17,7 +17,8 @@ context" over the text of their top 10 memories.
 
 Run: ``.venv/bin/python bench/structure.py`` (writes bench/results/structure.json and its
 section of bench/README.md; ``--save-as first-run`` keeps a copy of a run's results under its
-own name).
+own name; ``--misses prerequisites,taxonomy_levels`` prints each failed question of those
+types with where its chain breaks in the graph: see structure_misses.py).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from common import (
     write_section,
 )
 from sections import marked
+from structure_misses import Misses
 
 WORLDS = HERE / "data" / "structure"
 SECTION = "## Structure questions (blind worlds)"
@@ -173,6 +175,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     docs = ingest_order(worlds, args.seed)
     text_of = {d.id: d.text for d in docs}
     questions = [q for w in worlds for q in w["questions"]]
+    world_of = {q["id"]: w.get("world_id", "?") for w in worlds for q in w["questions"]}
     emb = CachedMiniLM()
     vecs = emb.warm([d.text for d in docs])
     by_type: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
@@ -186,6 +189,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         bm25 = bm25_system(docs)
         dense = dense_system(docs, emb, vecs)
         baselines = [bm25, dense, rrf_system(bm25, dense)]
+        misses = Misses(sage.mem, "teams", args.misses)
         import time
 
         for q in questions:
@@ -200,11 +204,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             res = sage.result(q["question"], K, **kw)
             latency.append((time.perf_counter() - t0) * 1000)
             found = [sage.by_memory[h.id] for h in res.memories if h.id in sage.by_memory]
-            by_type["sage"][q["type"]].append(answered(res.context, q))
+            ok = answered(res.context, q)
+            by_type["sage"][q["type"]].append(ok)
+            misses.note(q, ok, res.context, world_of[q["id"]])
             if probe:
                 recall["sage"].add(probe, found)
             if q.get("current"):
-                current["sage"].append(_current_first(q, found, text_of, args.misses))
+                current["sage"].append(_current_first(q, found, text_of, q["type"] in args.misses))
             for s in baselines:
                 top = s.search(q["question"], K)
                 by_type[s.name][q["type"]].append(answered("\n".join(text_of[i] for i in top), q))
@@ -214,6 +220,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     current[s.name].append(
                         first_value([text_of[i] for i in top], q) == q["current"]
                     )
+        misses.summary()
         ablations: dict[str, dict[str, Any]] = {}
         if not args.no_ablations:
             for name, changes in GRAPH_ABLATIONS.items():
@@ -345,8 +352,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument(
         "--misses",
-        action="store_true",
-        help="print each failed current_value/as_of question: its top hits and why it failed",
+        type=lambda v: [t for t in v.split(",") if t],
+        default=[],
+        metavar="TYPE[,TYPE]",
+        help="print each failed question of these types: its answers, the context's structure\n"
+        "section and where the chain breaks in the graph (see structure_misses.py); for\n"
+        "current_value and as_of, its top hits and why the current value did not lead",
     )
     args = ap.parse_args(argv)
     report = run(args)

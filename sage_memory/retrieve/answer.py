@@ -198,6 +198,8 @@ CHAINS: dict[str, tuple[tuple[st.Link, ...], str]] = {
     "kinds": (st.KINDS, "a kind of"),
     "causes": (st.CAUSES, "caused by"),
 }
+#: How a kind chain's class inclusion reads (see ``st.PAST_FIRST``).
+INCLUDED = {"PART_OF": "falls under", "MEMBER_OF": "belongs to"}
 #: The chains tried, in order, for a question naming one (blockers and causes are often
 #: asked in each other's words: "what ultimately delayed ...").
 FALLBACK: dict[str, tuple[str, ...]] = {"blockers": ("causes",), "causes": ("blockers",)}
@@ -291,7 +293,8 @@ def _write_chain(
             else b.name_of(e.source_id if e.source_id != s.node.id else e.target_id)
         )
         level = f" (level {s.hops})" if s.hops > 1 else ""
-        b.add(f"- {near} {verb} {s.node.name}{level}{_status(s)}{_src(s)}", s, f"{verb} {near}")
+        says = INCLUDED.get(e.relation, verb) if e is not None else verb
+        b.add(f"- {near} {says} {s.node.name}{level}{_status(s)}{_src(s)}", s, f"{says} {near}")
 
 
 def _ends(steps: Sequence[st.Step]) -> list[st.Step]:

@@ -433,7 +433,12 @@ def node_hits(store: GraphReader, scope: Scope, steps: Sequence[Step]) -> list[N
 Link = tuple[str, Literal["source", "target"]]
 BLOCKERS: tuple[Link, ...] = (("BLOCKED_BY", "target"), ("DEPENDS_ON", "target"))
 NEEDS: tuple[Link, ...] = tuple((r, "target") for r in REQUIREMENT)
-KINDS: tuple[Link, ...] = (("IS_A", "target"),)
+KINDS: tuple[Link, ...] = (("IS_A", "target"), ("PART_OF", "target"), ("MEMBER_OF", "target"))
+#: Relations a chain follows only past its first level: from a kind the walk reached, "falls
+#: under" / "belongs to" (which extractors read as PART_OF / MEMBER_OF) is class inclusion,
+#: a broader kind ("wood finishes belong to the surface coatings"); from the asked thing
+#: itself it is not ("the lacquer is part of the restoration kit").
+PAST_FIRST = frozenset({"PART_OF", "MEMBER_OF"})
 CAUSES: tuple[Link, ...] = (("CAUSED_BY", "target"), ("CAUSES", "source"))
 
 
@@ -496,7 +501,8 @@ def chain(
 
     Breadth first, so the result is in chain order (nearest first, the deepest last); each
     step keeps the fact that reached it (its memory ids cite it). A node is visited once,
-    so a cycle ends the walk; the cost is one edge read per level. With ``bridge``, each
+    so a cycle ends the walk; the cost is one edge read per level. A relation of
+    :data:`PAST_FIRST` is followed from the second level on. With ``bridge``, each
     level's nodes are also followed through their other phrasings (a task named with and
     without a modifier is often two nodes): a few node lookups per level. With ``told``, a
     node some of whose links the question's story states follows only those.
@@ -512,6 +518,9 @@ def chain(
         if bridge:
             here |= _aliases(store, scope, frontier, exclude=set(seen) | {node_id})
         edges = _current(store.edges_of(scope, sorted(here), relations=sorted(lead)), at)
+
+        if depth == 1:
+            edges = [e for e in edges if e.relation not in PAST_FIRST]
 
         def near_of(e: Edge) -> str:
             return e.source_id if lead[e.relation] == "target" else e.target_id

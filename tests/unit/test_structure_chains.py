@@ -143,6 +143,40 @@ def test_ancestors_one_level_when_not_transitive(mem: SageMemory) -> None:
     assert names(mem.ancestors("flat white", user_id="u")) == ["coffee", "hot drink"]
 
 
+def test_a_kind_that_falls_under_or_belongs_to_a_class_has_it_as_a_broader_kind(
+    mem: SageMemory,
+) -> None:
+    lacquer, finish = (
+        NodeSpec("a", "tung lacquer", "Concept"),
+        NodeSpec("b", "wood finish", "Concept"),
+    )
+    coating = NodeSpec("c", "surface coating", "Concept")
+    state(mem, "A tung lacquer is a wood finish.", lacquer, "IS_A", finish)
+    state(mem, "Wood finishes belong to the surface coatings.", finish, "MEMBER_OF", coating)
+    last = state(
+        mem,
+        "Surface coatings fall under the protective layers.",
+        coating,
+        "PART_OF",
+        NodeSpec("d", "protective layer", "Concept"),
+    )
+    # What the asked thing itself is part of is not a kind of it.
+    state(
+        mem,
+        "The tung lacquer is part of the restoration kit.",
+        lacquer,
+        "PART_OF",
+        NodeSpec("e", "restoration kit", "Concept"),
+    )
+    kinds = mem.ancestors("tung lacquer", user_id="u")
+    assert names(kinds) == ["wood finish", "surface coating", "protective layer"]
+    assert last[:8] in kinds[-1].why
+    assert names(mem.ancestors("tung lacquer", transitive=False, user_id="u")) == ["wood finish"]
+    res = mem.search("What kinds of thing is a tung lacquer, at every level?", user_id="u")
+    assert "surface coating falls under protective layer" in res.context
+    assert "restoration kit" not in res.context.split("## Next steps")[-1].split("## ")[0]
+
+
 def test_a_chain_goes_on_through_another_phrasing_of_a_node(mem: SageMemory) -> None:
     # The second fact names the middle task with one word more: two nodes for one thing.
     state(
