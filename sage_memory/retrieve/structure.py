@@ -517,10 +517,8 @@ def chain(
         nxt: list[str] = []
         if bridge:
             here |= _aliases(store, scope, frontier, exclude=set(seen) | {node_id})
-        edges = _current(store.edges_of(scope, sorted(here), relations=sorted(lead)), at)
-
-        if depth == 1:
-            edges = [e for e in edges if e.relation not in PAST_FIRST]
+        asked = sorted(r for r in lead if depth > 1 or r not in PAST_FIRST)
+        edges = _current(store.edges_of(scope, sorted(here), relations=asked), at) if asked else []
 
         def near_of(e: Edge) -> str:
             return e.source_id if lead[e.relation] == "target" else e.target_id
