@@ -593,14 +593,22 @@ class _Statements:
         return not named and names_nothing(span)
 
 
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _statuses(text: str) -> frozenset[str]:
-    """The status values (:data:`STATUS_VALUES`) ``text`` names."""
+    """The status values (:data:`STATUS_VALUES`) ``text`` names (kept per text)."""
     return frozenset(STATUS_VALUES.findall(text.casefold()))
 
 
 def _figures(text: str, own: Collection[str]) -> frozenset[str]:
     """The figures of ``text`` that are neither part of a date nor among ``own``."""
-    return frozenset(_numbers(_DATE.sub(" ", _MONTH_YEAR.sub(" ", text))) - set(own))
+    return _undated_figures(text) - set(own)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _undated_figures(text: str) -> frozenset[str]:
+    """The figures of ``text`` that are not part of a date (kept per text: the candidates'
+    texts and sentences are read again for each search)."""
+    return _numbers(_DATE.sub(" ", _MONTH_YEAR.sub(" ", text)))
 
 
 def _own_words(text: str, words: AbstractSet[str]) -> AbstractSet[str]:

@@ -23,6 +23,8 @@ TEXTS = [
 CACHED: list[tuple[str, Callable[[str], Any]]] = [
     ("current._stems", current._stems),
     ("current._numbers", current._numbers),
+    ("current._statuses", current._statuses),
+    ("current._undated_figures", current._undated_figures),
     ("structure.stems", structure.stems),
     ("lexical.term_set", lexical.term_set),
     ("mentions._spaced", mentions._spaced),
