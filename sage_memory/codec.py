@@ -6,6 +6,7 @@ is the exact inverse of ``to_dict`` (the export/import identity tests rely on it
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from datetime import datetime
@@ -29,6 +30,22 @@ _DATETIME_FIELDS = {
 _TUPLE_FIELDS = {"aliases", "memory_ids", "mention_ids"}
 _KIND = {Memory: "memory", Node: "node", Edge: "edge"}
 _CLASS = {v: k for k, v in _KIND.items()}
+
+
+@functools.lru_cache(maxsize=1024)
+def _scope(user_id: Any = None, agent_id: Any = None, run_id: Any = None) -> Scope:
+    """A stored record's scope, one Scope per distinct value: a search decodes thousands of
+    rows of a few scopes, and each new Scope runs its checks again (frozen: sharing one is
+    the same as building it anew)."""
+    return Scope(user_id, agent_id, run_id)
+
+
+def scope_from(value: Mapping[str, Any]) -> Scope:
+    """``Scope(**value)`` of a stored scope dict (see :func:`_scope`)."""
+    try:
+        return _scope(**value)
+    except TypeError:  # an unhashable value: the checks say what is wrong with it
+        return Scope(**value)
 
 
 def entity_of(record: Record) -> str:
@@ -58,7 +75,7 @@ def from_dict(cls: type[R], data: Mapping[str, Any]) -> R:
             continue
         value = data[name]
         if name == "scope":
-            value = Scope(**value)
+            value = scope_from(value)
         elif name in _DATETIME_FIELDS and value is not None:
             value = datetime.fromisoformat(value)
         elif name in _TUPLE_FIELDS:

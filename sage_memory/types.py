@@ -92,7 +92,9 @@ class Scope:
     @property
     def partition(self) -> Scope:
         """The graph partition: the scope without its run, unless the run is all there is."""
-        if self.user_id is None and self.agent_id is None:
+        if self.run_id is None or (self.user_id is None and self.agent_id is None):
+            # Already a partition: itself (frozen, so equal to a copy), not a new Scope whose
+            # checks a search would run some forty times.
             return self
         return Scope(self.user_id, self.agent_id, None)
 

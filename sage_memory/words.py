@@ -10,6 +10,10 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: Texts (memories, sentences, words) whose analysis a search reads keeps for the next read:
+#: a search asks for the words of the same few dozen candidates many times, and the next
+#: search mostly for the same memories again. Some thousands of short texts: a few MB.
+TEXT_CACHE = 8192
 #: Words too common to help a lexical match; they only add noise and cost.
 QUERY_STOPWORDS = frozenset(
     [

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
+from collections.abc import Set as AbstractSet
 
 from sage_memory.retrieve.mentions import phrases
 from sage_memory.words import QUERY_STOPWORDS, word_tokens
@@ -81,7 +82,10 @@ def marks_change(sentence: str) -> bool:
 
 
 def changes_slot(
-    sentence: str, stems: Callable[[str], set[str]], asked: set[str], reach: int = NEAR
+    sentence: str,
+    stems: Callable[[str], AbstractSet[str]],
+    asked: AbstractSet[str],
+    reach: int = NEAR,
 ) -> bool:
     """Whether ``sentence`` says the asked slot changed: a change cue within ``reach`` words
     of one of the ``asked`` words ("the new sprint deadline", "coverage, which has recently
@@ -100,13 +104,13 @@ def changes_slot(
 
 
 def slot_sentence(
-    text: str, stems: Callable[[str], set[str]], asked: set[str], need: int
-) -> tuple[str, set[str]] | None:
+    text: str, stems: Callable[[str], AbstractSet[str]], asked: AbstractSet[str], need: int
+) -> tuple[str, AbstractSet[str]] | None:
     """The sentence of ``text`` holding the most of the ``asked`` words (``stems`` reads a
     text's words), with the asked words it holds; None when no sentence holds ``need`` of
     them. A long message states the asked slot in one of its sentences; the rest is about
     other things."""
-    best: tuple[str, set[str]] | None = None
+    best: tuple[str, AbstractSet[str]] | None = None
     if need < 1:
         return None  # the query asks no slot words: nothing to find a sentence by
     for sentence in _SENTENCE_END.split(text):
@@ -116,7 +120,9 @@ def slot_sentence(
     return best
 
 
-def statement_span(sentence: str, stems: Callable[[str], set[str]], asked: set[str]) -> str:
+def statement_span(
+    sentence: str, stems: Callable[[str], AbstractSet[str]], asked: AbstractSet[str]
+) -> str:
     """The part of ``sentence`` from its first asked word or change cue to its last: the words
     that state the value and its change ("commits merged into the main branch, which has now
     reached 165"), without the rest of a long sentence about other things."""

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from sage_memory.retrieve.features import author_match
 from sage_memory.retrieve.query import QueryPlan
 from sage_memory.retrieve.reader import GraphReader
-from sage_memory.store.lexical import terms
+from sage_memory.store.lexical import term_set, terms
 from sage_memory.types import Memory, Scope
 from sage_memory.words import QUERY_STOPWORDS, word_tokens
 
@@ -86,7 +86,7 @@ def concept_scores(
     found = store.get_memories(scope, [i for i, _ in hits if i not in best])
     holders: dict[str, list[Memory]] = {k: [] for k in chosen}
     for m in found:
-        held = set(terms(m.text))
+        held = term_set(m.text)
         for k in chosen:
             if k in held:
                 holders[k].append(m)

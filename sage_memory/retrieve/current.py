@@ -52,8 +52,10 @@ as "in April 2026") puts first the latest statement made by then.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -77,7 +79,7 @@ from sage_memory.retrieve.query import MONTH_NAMES, QueryPlan
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.subjects import names_rival
 from sage_memory.types import Edge, Memory, Scope, Vector
-from sage_memory.words import QUERY_STOPWORDS, word_tokens
+from sage_memory.words import QUERY_STOPWORDS, TEXT_CACHE, word_tokens
 
 #: Chosen memories (best first) among which statements of one slot are looked for.
 WINDOW = 10
@@ -591,31 +593,43 @@ class _Statements:
         return not named and names_nothing(span)
 
 
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _statuses(text: str) -> frozenset[str]:
-    """The status values (:data:`STATUS_VALUES`) ``text`` names."""
+    """The status values (:data:`STATUS_VALUES`) ``text`` names (kept per text)."""
     return frozenset(STATUS_VALUES.findall(text.casefold()))
 
 
 def _figures(text: str, own: Collection[str]) -> frozenset[str]:
     """The figures of ``text`` that are neither part of a date nor among ``own``."""
-    return frozenset(_numbers(_DATE.sub(" ", _MONTH_YEAR.sub(" ", text))) - set(own))
+    return _undated_figures(text) - set(own)
 
 
-def _own_words(text: str, words: set[str]) -> set[str]:
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _undated_figures(text: str) -> frozenset[str]:
+    """The figures of ``text`` that are not part of a date (kept per text: the candidates'
+    texts and sentences are read again for each search)."""
+    return _numbers(_DATE.sub(" ", _MONTH_YEAR.sub(" ", text)))
+
+
+def _own_words(text: str, words: AbstractSet[str]) -> AbstractSet[str]:
     """The ``words`` (stems, or whole words of a name) ``text`` says after its title."""
     said = body(text)
     return (_stems(said) | set(word_tokens(said))) & words
 
 
-def _stems(text: str) -> set[str]:
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _stems(text: str) -> frozenset[str]:
     """The content words of ``text``, each without its inflection (-s, -es, -ed, -ing) and
     cut to its first letters (a cheap stem that joins "coverage" and "covered", "merged" and
-    "merges", "meet" and "meetings")."""
-    return {
+    "merges", "meet" and "meetings").
+
+    Kept per text (frozen, so no caller can change what the next one reads): a search reads
+    the stems of the same candidates, sentences and words many times over."""
+    return frozenset(
         _INFLECTION.sub("", w)[:STEM]
         for w in word_tokens(text)
         if w not in QUERY_STOPWORDS and len(w) > 2
-    }
+    )
 
 
 def _nearest(ids: Sequence[str], mat: Mapping[str, np.ndarray], k: int) -> dict[str, set[str]]:
@@ -712,6 +726,8 @@ def _named(text: str, names: Sequence[str]) -> frozenset[str]:
     return frozenset(n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", low))
 
 
-def _numbers(text: str) -> set[str]:
-    """The words of ``text`` that hold a digit ("7", "v2", "2026")."""
-    return {w for w in re.findall(r"\w+", text.casefold()) if any(c.isdigit() for c in w)}
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _numbers(text: str) -> frozenset[str]:
+    """The words of ``text`` that hold a digit ("7", "v2", "2026"); kept per text, as
+    :func:`_stems`."""
+    return frozenset(w for w in re.findall(r"\w+", text.casefold()) if any(c.isdigit() for c in w))

@@ -14,13 +14,14 @@ whatever the scope's size; everything is read through the search's scope.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.types import Scope
-from sage_memory.words import QUERY_STOPWORDS, word_tokens
+from sage_memory.words import QUERY_STOPWORDS, TEXT_CACHE, word_tokens
 
 #: Seed memories whose mentions are read (the best of the walk's memory seeds).
 MENTION_SEEDS = 6
@@ -114,8 +115,10 @@ def holds(text: str, phrase_key: str) -> bool:
     return f" {phrase_key} " in _spaced(text)
 
 
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _spaced(text: str) -> str:
-    """``text``'s words, lower-cased, each between spaces: what :func:`holds` looks in."""
+    """``text``'s words, lower-cased, each between spaces: what :func:`holds` looks in (kept
+    per text: the hop reads the same memories from one search to the next)."""
     return f" {' '.join(word_tokens(text))} "
 
 

@@ -8,6 +8,7 @@ Only facts that hold at ``at`` (default: now) count. Every walk is bounded.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,7 +16,7 @@ from typing import Literal
 
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.types import Edge, EdgeHit, Memory, Node, NodeHit, Scope, as_utc
-from sage_memory.words import QUERY_STOPWORDS, word_tokens
+from sage_memory.words import QUERY_STOPWORDS, TEXT_CACHE, word_tokens
 
 FORWARD = frozenset({"PRECEDES"})
 BACKWARD = frozenset({"BLOCKED_BY", "DEPENDS_ON"})
@@ -618,9 +619,11 @@ def _new_words(text: str, seen: Collection[str]) -> list[str]:
     )
 
 
-def stems(text: str) -> list[str]:
-    """Distinct crude stems of the content words of ``text``, in text order."""
-    return list(dict.fromkeys(_stem(w) for w in _content_words(text) if len(w) > 1))
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def stems(text: str) -> tuple[str, ...]:
+    """Distinct crude stems of the content words of ``text``, in text order (kept per text:
+    a structure answer reads the same notes' stems again at each step)."""
+    return tuple(dict.fromkeys(_stem(w) for w in _content_words(text) if len(w) > 1))
 
 
 def mentions(

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from sage_memory.words import query_terms, word_tokens
+from sage_memory.words import TEXT_CACHE, query_terms, word_tokens
 
 K1 = 1.2
 B = 0.75
@@ -115,6 +115,13 @@ def terms(text: str, *, stemmed: bool = True) -> list[str]:
     """The indexed terms of a document, in order (repeats kept: they are the term counts)."""
     words = word_tokens(_fold(text))
     return [stem(w) for w in words] if stemmed else words
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def term_set(text: str) -> frozenset[str]:
+    """The distinct indexed terms of ``text``, kept per text: the concept hop reads the terms
+    of the same memories from one search to the next."""
+    return frozenset(terms(text))
 
 
 def query_term_set(query: str, *, stemmed: bool = True) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from sage_memory.codec import scope_from
 from sage_memory.errors import ValidationError
 from sage_memory.types import Change, Scope, Suggestion, Vector
 
@@ -46,7 +47,7 @@ def text_searchable(node: Mapping[str, Any]) -> bool:
 
 def scope_of(data: Mapping[str, Any]) -> Scope:
     """The scope of a stored record (its ``scope`` field)."""
-    return Scope(**data["scope"])
+    return scope_from(data["scope"])
 
 
 def vector_blob(vector: Vector) -> bytes:

@@ -4,10 +4,15 @@ of all of them would have left: the same rows, a memory's nodes in the order las
 from __future__ import annotations
 
 import dataclasses
+import random
+import sqlite3
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sage_memory.store.base import PROVENANCE_MENTION, PROVENANCE_NODE
 from sage_memory.store.sqlite import SQLiteGraphStore
+from sage_memory.store.sqlite_writes import _provenance
 from sage_memory.testing.store_contract import write
 from sage_memory.types import Node, Scope, new_id
 
@@ -82,3 +87,54 @@ def test_a_memorys_nodes_are_listed_in_the_order_last_written(tmp_path: Path) ->
             assert [n.id for n in nodes] == [ferry.id, crane.id, quay.id]
     finally:
         reader.close()
+
+
+def _loop_provenance(db: sqlite3.Connection, nid: str, after: dict[str, list[str]]) -> list[str]:
+    """The row-by-row diff the store wrote before its set comparison (the reference)."""
+    want = Counter(
+        [(m, PROVENANCE_NODE) for m in after.get("memory_ids", ())]
+        + [(m, PROVENANCE_MENTION) for m in after.get("mention_ids", ())]
+    )
+    gone: list[tuple[int]] = []
+    was: list[str] = []
+    for rowid, mid, kind in db.execute(
+        "SELECT rowid, memory_id, entity FROM provenance WHERE entity_id = ?", (nid,)
+    ).fetchall():
+        was.append(mid)
+        if want[(mid, kind)] > 0:
+            want[(mid, kind)] -= 1
+        else:
+            gone.append((rowid,))
+    db.executemany("DELETE FROM provenance WHERE rowid = ?", gone)
+    db.executemany(
+        "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (?,?,?)",
+        [(mid, kind, nid) for (mid, kind), n in want.items() for _ in range(n)],
+    )
+    return was
+
+
+def test_the_provenance_diff_writes_the_rows_the_row_by_row_diff_wrote() -> None:
+    """Same table, same rowids, same returned memories as the reference, over random
+    histories of one node: growing (the fast path), shrinking, repeats, mentions."""
+    rng = random.Random(7)
+    pool = [f"m{i}" for i in range(12)]
+    for _ in range(200):
+        dbs = [sqlite3.connect(":memory:") for _ in range(2)]
+        for db in dbs:
+            db.execute("CREATE TABLE provenance (memory_id TEXT, entity TEXT, entity_id TEXT)")
+        mems: list[str] = []
+        for _step in range(6):
+            if rng.random() < 0.6:
+                mems = [*mems, rng.choice(pool)]  # grows, sometimes with a repeat
+            else:
+                mems = rng.sample(mems, k=len(mems) // 2)  # loses some
+            mentions = rng.sample(pool, k=rng.randrange(3))
+            after = {"memory_ids": list(mems), "mention_ids": mentions}
+            got = _provenance(dbs[0], "n1", after)
+            ref = _loop_provenance(dbs[1], "n1", after)
+            assert got == ref
+            tables = [
+                db.execute("SELECT rowid, * FROM provenance ORDER BY rowid").fetchall()
+                for db in dbs
+            ]
+            assert tables[0] == tables[1]
