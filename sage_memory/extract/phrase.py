@@ -9,6 +9,7 @@ task in the base form of its verb.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from sage_memory.extract.lexicon import Lexicon
@@ -33,6 +34,7 @@ from sage_memory.extract.word import (
     SUB,
     VERB,
     Token,
+    _candidates,
     base_form,
     singular,
     verb_known,
@@ -577,6 +579,8 @@ class PhraseReader:
         k = s
         for j in range(s, e):
             if toks[j].pos == POSS and toks[j].lower == "'s" and j + 1 < e:
+                if _possessive_in_name(toks, j):
+                    continue  # "St. Cuthbert's Hospice": one proper name, no possessor
                 possessor = " ".join(t.text for t in toks[s:j])
                 k = j + 1
         while k < e and (
@@ -621,6 +625,11 @@ class PhraseReader:
             and toks[s + 1].inflected == "ing"
         ):
             s += 1  # "start tiling the floor" names the tiling
+        # "raise the limit to 8k": how far it moved is a quantity, no part of the name
+        e = next(
+            (k for k in range(s + 2, e) if toks[k].lower in _VP_PREPS and _measure(toks, k + 1, e)),
+            e,
+        )
         manner = e - s == 2 and toks[s + 1].pos == ADV and toks[s + 1].lower.endswith("ly")
         if not manner:  # "work remotely" keeps its manner adverb
             e = self._trim_end(toks, s, e) if e - s > 1 else e
@@ -709,6 +718,52 @@ def phrase_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:
     while hi + 1 in keep:
         hi += 1
     return lo, hi + 1
+
+
+def _possessive_in_name(toks: list[Token], j: int) -> bool:
+    """Whether the possessive at ``j`` sits inside one proper name ("St. Cuthbert's Hospice",
+    "the Fishermen's Choir"): a capitalised possessor before it and, after it, a capitalised
+    dictionary noun that is not an acronym. "Zorvik's Qlint", "Ana's GPU": the word after is
+    a name of its own (or an acronym), and the possessor is only its owner."""
+    if j < 1 or j + 1 >= len(toks):
+        return False
+    owner, owned = toks[j - 1], toks[j + 1]
+    return (
+        owner.capitalized
+        and owner.pos in (PROPN, NOUN)
+        and owned.capitalized
+        and not owned.text.isupper()
+        and owned.pos in (PROPN, NOUN)
+        and "NOUN" in _candidates(owned.lower)
+    )
+
+
+#: A number with its unit in one word ("4g", "200C", "12%", "600dpi").
+_MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(%|°?[a-z]{1,3})$")
+#: A unit written apart ("2 m", "30 s", "1.5 kg", "12 %").
+_UNIT = re.compile(r"^(%|°[cf]?|[a-z]{1,3})$")
+#: Endings that make a number a clock time or an ordinal, not a measure ("5pm", "14th").
+_NOT_UNITS = frozenset({"am", "pm", "st", "nd", "rd", "th"})
+
+
+def _measure(toks: list[Token], k: int, e: int) -> bool:
+    """Whether a number with a unit opens ``[k, e)`` ("to 4g", "by 2 m", "to 200C"): how far a
+    setting was moved is a quantity, no part of the task's name (docs/relations.md); a bare
+    number ("to 16") or a version ("to 1.26") is the value the task sets and stays."""
+    if k >= e:
+        return False
+    found = _MEASURE.match(toks[k].lower)
+    if found:
+        return found.group(1) not in _NOT_UNITS
+    if not toks[k].lower.replace(".", "", 1).isdigit() or k + 1 >= e:
+        return False
+    unit = toks[k + 1]
+    return (
+        unit.start - toks[k].end <= 1
+        and bool(_UNIT.match(unit.lower))
+        and unit.lower not in _NOT_UNITS
+        and (unit.pos in NOMINAL or not unit.lower.isalpha())
+    )
 
 
 def _depends_on(toks: list[Token], k: int, head: int) -> bool:

@@ -80,3 +80,50 @@ def test_a_task_is_named_by_the_base_form_of_its_verb(
     text: str, edge: tuple[str, str, str, bool]
 ) -> None:
     assert edge in edges(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        # a possessive inside a proper name ("St. Cuthbert's Hospice") is part of that name
+        (
+            "Li works as a porter at St. Cuthbert's Hospice.",
+            ("li", "WORKS_AT", "st. cuthbert hospice", False),
+        ),
+        ("Dev sings in the Fishermen's Choir.", ("dev", "MEMBER_OF", "fishermen choir", False)),
+    ],
+)
+def test_a_possessive_inside_a_proper_name_stays(
+    text: str, edge: tuple[str, str, str, bool]
+) -> None:
+    assert edge in edges(text)
+
+
+def test_a_possessor_of_a_name_of_its_own_is_still_dropped() -> None:
+    # "Qlint" is a name of its own, not a common noun capitalised in an institution's name
+    assert ("lab", "USES", "qlint", False) in edges("The lab uses Zorvik's Qlint.")
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        # how far a setting moved is a quantity, not part of the task's name
+        (
+            "Shortening the rope by 2 m fixed the sagging.",
+            ("sagging", "SOLVED_BY", "shorten the rope", False),
+        ),
+        (
+            "Raising the buffer to 8k stopped the dropouts.",
+            ("dropout", "SOLVED_BY", "raise the buffer", False),
+        ),
+        # a version (or a bare number) is the value the task sets: it stays
+        (
+            "Pinning requests to 2.31 fixed the import error.",
+            ("import error", "SOLVED_BY", "pin requests to 2.31", False),
+        ),
+    ],
+)
+def test_a_measure_after_a_task_is_no_part_of_its_name(
+    text: str, edge: tuple[str, str, str, bool]
+) -> None:
+    assert edge in edges(text)
