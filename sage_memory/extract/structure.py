@@ -81,6 +81,7 @@ _VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRE
 #: Relations whose ends may be events named by a clause's subject and verb (:meth:`_event`).
 _EVENT_ENDS = frozenset({"CAUSES", "SOLVED_BY"})
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+_AUX_DEPS = frozenset({"aux", "auxpass"})  # "got pushed": "got" is no AUX to the tagger
 #: A verb's dependents that make its clause more than an event of its subject: an object, a
 #: complement, a negation, a second predicate.
 _NOT_AN_EVENT = frozenset(
@@ -1820,7 +1821,7 @@ class _Reading:
             return None
         if {toks[k].dep for k in children} & _NOT_AN_EVENT or root in literals:
             return None  # the relation's own verb ("is worked around by") is no event
-        if any(toks[k].pos in (AUX, MODAL) for k in children):
+        if any(toks[k].pos in (AUX, MODAL) or toks[k].dep in _AUX_DEPS for k in children):
             return None  # "the flight was delayed", "the build is broken": a state, named as one
         subjects = [k for k in children if toks[k].dep in _SUBJECT_DEPS]
         if len(subjects) != 1 or toks[subjects[0]].pos not in (NOUN, PROPN):
