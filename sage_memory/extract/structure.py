@@ -38,7 +38,7 @@ from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
 from sage_memory.extract.machine import log_record, opens_code
 from sage_memory.extract.named import Named, named_things, speaker_label
-from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg
+from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg, _depends_on
 from sage_memory.extract.plan import PlanReader
 from sage_memory.extract.text import split_sentences
 from sage_memory.extract.timeparse import resolve_times
@@ -78,6 +78,15 @@ _SUBORDINATORS = frozenset(
 )
 #: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
 _VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
+#: Relations whose ends may be events named by a clause's subject and verb (:meth:`_event`).
+_EVENT_ENDS = frozenset({"CAUSES", "SOLVED_BY"})
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+_AUX_DEPS = frozenset({"aux", "auxpass"})  # "got pushed": "got" is no AUX to the tagger
+#: A verb's dependents that make its clause more than an event of its subject: an object, a
+#: complement, a negation, a second predicate.
+_NOT_AN_EVENT = frozenset(
+    {"dobj", "dative", "attr", "acomp", "oprd", "ccomp", "xcomp", "neg", "conj", "csubj"}
+)
 _TASKISH = frozenset({"HAS_STATUS", "USES", "REQUIRES", "DEPENDS_ON", "BLOCKED_BY", "PRECEDES"})
 #: Ends of an edge that name an act, a thing or an event, never a person (docs/relations.md: a
 #: problem is solved by a change, a cause brings its effect about, an order is of tasks): "the
@@ -956,7 +965,15 @@ class _Reading:
             self._active_is_not_passive,
             self._usage_is_usage,
             self._liking_is_a_verb,
+            self._cause_is_a_clause,
         )
+
+    @staticmethod
+    def _cause_is_a_clause(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "since" and "so" state a cause only with a clause ("since the pump broke, ..."):
+        "since" before a noun phrase is a time ("since the move, we have been happier"),
+        Quirk et al. 14.12 (the phrasings flagged ``clause_cause``)."""
+        return "clause_cause" not in m.phrase.flags or all(x.kind == CLAUSE for x in a)
 
     def _usage_is_usage(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """ "used to live" is a habit, not use; "is staying in" a progressive, not a passive;
@@ -1721,7 +1738,7 @@ class _Reading:
                 relation = "MEMBER_OF"
             src_label, dst_label = _ROLES.get(relation, ("Entity", "Entity"))
             no_source, no_target = _NO_PERSON_ENDS.get(relation, (False, False))
-            sources = self._edge_args(m, src_slot, toks, no_person=no_source)
+            sources = self._edge_args(m, src_slot, toks, no_person=no_source, relation=relation)
             if dst_slot.startswith("=") and m.negated and len(m.phrase.edges) > 1:
                 continue  # "no longer blocked by B" denies B's hold, not that A is held up
             if dst_slot.startswith("="):
@@ -1731,7 +1748,9 @@ class _Reading:
             else:
                 targets_keys = [
                     self._end(t, dst_label, relation)
-                    for t in self._edge_args(m, dst_slot, toks, no_person=no_target)
+                    for t in self._edge_args(
+                        m, dst_slot, toks, no_person=no_target, relation=relation
+                    )
                 ]
                 attrs = {}
             source_keys = [self._end(s, src_label, relation) for s in sources]
@@ -1749,14 +1768,80 @@ class _Reading:
             self._edge(named, "IS_A", self._end(kind, "Concept", "IS_A"), conf, sentence, when)
         self._remember(m)
 
-    def _edge_args(self, m: Match, slot: str, toks: list[Token], *, no_person: bool) -> list[Arg]:
-        """The arguments of ``slot`` an edge end is made of: no whole clause, no person where
-        the relation's end never is one, a step's "it" named by its object."""
-        return [
-            self._object_named(x, m, toks)
-            for x in m.slots.get(slot, [])
-            if not _whole_clause(x, toks) and not (no_person and self._names_a_person(x, toks))
-        ]
+    def _edge_args(
+        self, m: Match, slot: str, toks: list[Token], *, no_person: bool, relation: str = ""
+    ) -> list[Arg]:
+        """The arguments of ``slot`` an edge end is made of: no whole clause (but the event a
+        cause or a problem clause names), no person where the relation's end never is one, a
+        step's "it" named by its object."""
+        out = []
+        for x in m.slots.get(slot, []):
+            if _whole_clause(x, toks):
+                event = self._event(x, toks, m.literals) if relation in _EVENT_ENDS else None
+                if event is None:
+                    continue
+                x = event
+            if no_person and self._names_a_person(x, toks):
+                continue
+            out.append(self._object_named(x, m, toks))
+        return out
+
+    def _event(self, arg: Arg, toks: list[Token], literals: frozenset[int]) -> Arg | None:
+        """The event a clause with no object names, as its subject and verb: "the hit ratio
+        dropped after the deploy" -> "hit ratio dropped". A cause or an effect is an event,
+        and English names an event by its subject and its verb (Quirk et al. 17.51,
+        nominalization: "the flight's delay"); the clause with its objects and adverbials
+        names a state of affairs and makes no node
+        (:func:`_whole_clause`). An existential clause names the thing it says there was
+        ("there was a power surge" -> "power surge", Quirk et al. 18.44).
+
+        From the parse: the clause's head is a verb other than "be" / "have" / "get", with a
+        noun subject that is no person and no object, complement or negation, and that states
+        no status ("was called off": the status phrasings read it) and no auxiliary (a
+        passive or perfect clause states a state, which the labelled sets name in no one way:
+        measured on extraction blind 1-12); its adverbials ("after the deploy", "again") go.
+        None otherwise."""
+        span = range(arg.start, arg.end)
+        roots = [k for k in span if toks[k].head == k or toks[k].head not in span]
+        if len(roots) != 1 or toks[roots[0]].head < 0:
+            return None
+        root = roots[0]
+        verb = toks[root]
+        children = [k for k in span if toks[k].head == root and k != root]
+        if verb.lemma == "be" and any(toks[k].dep == "expl" for k in children):
+            things = [k for k in children if toks[k].dep == "attr" and toks[k].pos == NOUN]
+            if len(things) != 1:
+                return None
+            lo = things[0]
+            while lo > arg.start and _depends_on(toks, lo - 1, things[0]):
+                lo -= 1  # the thing's modifiers before it ("a memory leak"), not its place
+            thing = self.ex.matcher.reader._np(toks, lo, things[0] + 1)
+            return thing if thing.name else None
+        if verb.pos != VERB or verb.lemma in ("be", "have", "get"):
+            return None
+        if {toks[k].dep for k in children} & _NOT_AN_EVENT or root in literals:
+            return None  # the relation's own verb ("is worked around by") is no event
+        if any(toks[k].pos in (AUX, MODAL) or toks[k].dep in _AUX_DEPS for k in children):
+            return None  # "the flight was delayed", "the build is broken": a state, named as one
+        subjects = [k for k in children if toks[k].dep in _SUBJECT_DEPS]
+        if len(subjects) != 1 or toks[subjects[0]].pos not in (NOUN, PROPN):
+            return None
+        head = subjects[0]
+        lo, hi = head, head + 1
+        while lo > arg.start and _depends_on(toks, lo - 1, head):
+            lo -= 1
+        while hi < root and _depends_on(toks, hi, head):
+            hi += 1
+        subject = self.ex.matcher.reader._np(toks, lo, hi)
+        if not subject.name or self._names_a_person(subject, toks):
+            return None
+        particles = [toks[k].lower for k in children if toks[k].dep == "prt"]
+        said = " ".join([verb.lower, *particles])
+        if any(" ".join(p) == said for ps in self.lex.status.values() for p in ps):
+            return None  # "the fair was called off": a status, which its own phrasings read
+        # the verb as written, like a clause of a subject and a lone verb ("the printer jammed")
+        name = " ".join([subject.name, verb.lower, *particles])
+        return Arg(lo, root + 1, name, NP, head=verb.lemma, words=tuple(name.lower().split()))
 
     def _object_named(self, arg: Arg, m: Match, toks: list[Token]) -> Arg:
         """A step whose object is "it" or "them" acts on the object of an earlier step of the
