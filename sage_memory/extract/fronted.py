@@ -81,6 +81,8 @@ def close_fronted(toks: list[Token], lex: Lexicon) -> list[Token]:
     at = hi + 1
     if toks[at].pos in ("PREP", "PART", "CONJ", "SUB"):
         return toks  # a clause starts no other way: the parse cut a phrase in two
+    if toks[hi].pos == "VERB" and toks[at].pos in ("NOUN", "PROPN", "ADJ"):
+        return toks  # "To arrange catering X needs ...": a verb cut from its object
     comma = Token(",", ",", ",", "PUNCT", toks[hi].end, toks[hi].end, tag=",", dep="punct")
     comma.head = root + 1
     out = [

@@ -20,11 +20,13 @@ from sage_memory.extract.word import (
     ADV,
     AUX,
     CODE,
+    DET,
     MODAL,
     NEG,
     NOMINAL,
     NOUN,
     PART,
+    POSS,
     PRON,
     PROPN,
     VERB,
@@ -33,6 +35,9 @@ from sage_memory.extract.word import (
     base_form,
 )
 
+#: Verbs of saying and of wanting whose complement is the step ("Ana says X", "we plan to X").
+_REPORTING = frozenset({"say", "tell", "insist", "reckon", "think", "suggest"})
+_WANTING = frozenset({"want", "need", "plan", "hope", "intend", "try", "decide", "like", "have"})
 #: Marks that end a heading before the steps it heads ("Plan: ...", "Release 2 - ...").
 _HEADING_ENDS = frozenset({":", "—", "–", "-"})
 _LIST_ITEM = re.compile(r"(?i)^\s*(?:\d{1,2}[.)]|step\s*\d+\s*[:.)-]?|[-*•])\s+")
@@ -123,7 +128,13 @@ class PlanReader:
             if (not cuts and not listed) or any(toks is listed_toks for _, listed_toks, _ in lists):
                 unmarked = (text, toks)
                 continue
-            if unmarked is not None and cuts and cuts[0][0] == 0 and cuts[0][2] == "next":
+            if (
+                unmarked is not None
+                and cuts
+                and cuts[0][0] == 0
+                and cuts[0][2] == "next"
+                and (cuts[0][1] >= len(toks) or toks[cuts[0][1]].pos not in NOMINAL | {"ADJ"})
+            ):  # ("Third time lucky", "Last move": an ordinal of a noun, no later step)
                 # "We pour the slab; then we frame the walls": a sentence that opens with a
                 # later step continues the one before, which is the earlier step
                 before, before_toks = unmarked
@@ -226,9 +237,14 @@ class PlanReader:
                 if a < k:
                     pieces.append((a, k))
                 start = k + 1
-        if len(pieces) < 2 or not all(self._opens_with_verb(toks, a) for a, _ in pieces):
+        if len(pieces) < 2 or not all(self._parsed_verb(toks, a) for a, _ in pieces):
             return [(s, e)]
         return pieces
+
+    def _parsed_verb(self, toks: list[Token], k: int) -> bool:
+        """A base-form verb by the parse when there is one ("move" in "Last move, promise"
+        names a thing), else by the dictionary."""
+        return toks[k].tag == "VB" if toks[k].tag else self._opens_with_verb(toks, k)
 
     @staticmethod
     def _opens_with_verb(toks: list[Token], s: int) -> bool:
@@ -295,7 +311,12 @@ class PlanReader:
             if n:
                 marks.append((i, i + n))
             i += n or 1
-        return marks if len(marks) >= 2 else []
+        if len(marks) < 2:
+            return []
+        first = next((k + 1 for k in range(marks[0][0] - 1, -1, -1) if toks[k].lower == ":"), 0)
+        if first >= marks[0][0] or not self._parsed_verb(toks, first):
+            return []  # "loose cap -> fault code -> failed test": events, not steps
+        return marks
 
     def _cuts(self, toks: list[Token]) -> list[tuple[int, int, str]]:
         """The order markers of a sentence that start a step: (start, end, kind)."""
@@ -366,6 +387,7 @@ class PlanReader:
             comma = next((k for k in range(s + 1, e) if toks[k].lower == ","), -1)
             if 0 < comma < e - 1:
                 s = comma + 1
+        s = self._past_subject(toks, s, e)
         while e > s and toks[e - 1].lower in (",", ".", ";", "!", "first", "and", "then"):
             e -= 1
         k = s
@@ -410,6 +432,30 @@ class PlanReader:
                 arg = self.reader._np(toks, k, end)
                 return arg.name, ""
         return "", ""
+
+    @staticmethod
+    def _past_subject(toks: list[Token], s: int, e: int) -> int:
+        """Where the act of a step that is a clause begins: past its subject ("the crew
+        restocks the van" -> "restocks the van"; "Ana sketched the plan" -> "sketched ...").
+        A step named by its subject ("the frontend comes last", "the review is next") keeps
+        it: there the verb only places the step."""
+        k = s
+        while k < e and toks[k].pos in (DET, POSS, "ADJ", NOUN, PROPN):
+            k += 1
+        if k == s or k >= e or not any(t.pos in (NOUN, PROPN) for t in toks[s:k]):
+            return s
+        v = k
+        while v < e and toks[v].pos in (MODAL, AUX, ADV, NEG) and toks[v].lemma != "be":
+            v += 1
+        if v >= e or toks[v].pos != VERB or toks[v].tag not in ("VBZ", "VBD", "VBP", "VB"):
+            return s
+        if toks[v].lemma in ("come", "go", "follow", "happen", "be", "start", "begin", "end"):
+            return s
+        if toks[v].lemma in _REPORTING and v + 1 < e:
+            return v + 1  # "Mia says stocktake first": the step is what is said
+        if toks[v].lemma in _WANTING and v + 2 < e and toks[v + 1].lower == "to":
+            return v + 2  # "Tess wants to hire staff": the step is the wanted act
+        return k
 
     def _project(self, sentences: list[tuple[str, list[Token]]]) -> tuple[str, str]:
         for text, toks in sentences:

@@ -171,3 +171,38 @@ def test_a_heading_names_its_project_without_how_or_part_of() -> None:
     assert ("back up the data", PRECEDES, "migrate", False) in found
     found = edges("Part of the garden revamp: dig the pond, build a fence, move the shed.")
     assert ("garden revamp", "CONTAINS_TASK", "dig the pond", False) in found
+
+
+def test_a_chain_of_arrows_between_events_is_left_to_the_cause_phrasing() -> None:
+    assert not order("worn brake pad -> grinding noise -> failed inspection")
+
+
+# --- a step that is a whole clause, "next up" ------------------------------------------------
+
+
+def test_a_step_written_as_a_clause_is_named_by_its_act_not_its_subject() -> None:
+    found = order("Mina drafted the brief yesterday. After that, she'll book the studio.")
+    assert ("draft the brief", "book the studio") in found
+
+
+def test_next_up_marks_the_later_step() -> None:
+    found = order("today: filed the forms!! next up is paying the fee.")
+    assert ("file the forms", "pay the fee") in found
+
+
+def test_an_ordinal_of_a_noun_continues_no_plan() -> None:
+    assert not order("The venue can only do Friday now. Last change, I swear.")
+    assert not order("Our cat knocked the vase over again. Third time this week.")
+
+
+def test_a_wanted_or_reported_step_is_named_by_its_act() -> None:
+    found = order("Bakery relaunch: Ines wants to repaint the shopfront first. Then we restock.")
+    assert ("repaint the shopfront", "restock") in found
+    found = order("Shop refit: Omar says inventory first, then we repaint.")
+    assert ("inventory", "repaint") in found
+
+
+@needs_parser
+def test_no_comma_is_put_between_a_verb_and_its_object() -> None:
+    toks = tokenize("To book flights Maya needs her passport number.")
+    assert close_fronted(toks, default_lexicon()) is toks
