@@ -13,17 +13,20 @@ import re
 from dataclasses import dataclass, field
 
 from sage_memory.extract.args import ArgReader
+from sage_memory.extract.fronted import fronted_openers
 from sage_memory.extract.lexicon import Lexicon
 from sage_memory.extract.phrase import _join
 from sage_memory.extract.word import (
     ADV,
     AUX,
     CODE,
+    DET,
     MODAL,
     NEG,
     NOMINAL,
     NOUN,
     PART,
+    POSS,
     PRON,
     PROPN,
     VERB,
@@ -32,6 +35,11 @@ from sage_memory.extract.word import (
     base_form,
 )
 
+#: Verbs of saying and of wanting whose complement is the step ("Ana says X", "we plan to X").
+_REPORTING = frozenset({"say", "tell", "insist", "reckon", "think", "suggest"})
+_WANTING = frozenset({"want", "need", "plan", "hope", "intend", "try", "decide", "like", "have"})
+#: Marks that end a heading before the steps it heads ("Plan: ...", "Release 2 - ...").
+_HEADING_ENDS = frozenset({":", "—", "–", "-"})
 _LIST_ITEM = re.compile(r"(?i)^\s*(?:\d{1,2}[.)]|step\s*\d+\s*[:.)-]?|[-*•])\s+")
 
 
@@ -62,8 +70,15 @@ class PlanReader:
         self.intents = _phrases(seq.get("project_intents", ()))
         self.project_nouns = frozenset(seq.get("project_nouns", ()))
         self.time_words = lex.words("time_words")
+        # words that open a fronted clause of order ("once X, do Y"): a step that opens with
+        # one is the act after the clause's comma
+        self.order_openers = fronted_openers(lex, "PRECEDES")
         self.list_nouns = frozenset(seq.get("list_nouns", ()))
         self.in_order = _phrases(seq.get("in_order", ()))
+        self.order_headings = _phrases(seq.get("order_headings", ()))
+        self.arrows = _phrases(seq.get("arrows", ()))
+        # words a heading's project name leaves out ("Release steps" -> "release")
+        self.list_nouns = self.list_nouns | {w for p in self.order_headings for w in p}
         # The markers by their first word, each list in the order they are tried (the
         # "first" markers, then the later ones, longest first): a token is compared with
         # the markers it could start only. An empty marker would start anywhere.
@@ -106,19 +121,42 @@ class PlanReader:
                 plan.project, plan.project_sentence = heading, text
         items: list[tuple[str, list[Token], int, int]] = []
         marked = False
+        unmarked: tuple[str, list[Token]] | None = None  # the sentence before, if no step
         for text, toks in sentences:
             cuts = self._cuts(toks)
             listed = bool(_LIST_ITEM.match(text))
             if (not cuts and not listed) or any(toks is listed_toks for _, listed_toks, _ in lists):
+                unmarked = (text, toks)
                 continue
+            if (
+                unmarked is not None
+                and cuts
+                and cuts[0][0] == 0
+                and cuts[0][2] == "next"
+                and (cuts[0][1] >= len(toks) or toks[cuts[0][1]].pos not in NOMINAL | {"ADJ"})
+            ):  # ("Third time lucky", "Last move": an ordinal of a noun, no later step)
+                # "We pour the slab; then we frame the walls": a sentence that opens with a
+                # later step continues the one before, which is the earlier step
+                before, before_toks = unmarked
+                items.extend(
+                    (before, before_toks, a, b)
+                    for a, b in self._listed_steps(before_toks, 0, len(before_toks))
+                )
+            unmarked = None
             marked = True
-            items.extend((text, toks, s, e) for s, e in self._steps(toks, cuts, listed=listed))
+            items.extend(
+                (text, toks, a, b)
+                for s, e in self._steps(toks, cuts, listed=listed)
+                for a, b in self._listed_steps(toks, s, e)
+            )
         if not (marked and items) and not lists:
             return plan
         previous_verb = ""
         first = len(plan.tasks)
         for text, toks, s, e in items:
-            name, verb = self._task(toks, s, e, previous_verb)
+            # an arrow's step names itself ("fetch -> dedupe"): it borrows no verb
+            borrow = "" if self.arrow_marks(toks) else previous_verb
+            name, verb = self._task(toks, s, e, borrow)
             if name and (len(plan.tasks) == first or plan.tasks[-1][0] != name):
                 plan.tasks.append((name, text))
                 previous_verb = verb or previous_verb
@@ -162,15 +200,59 @@ class PlanReader:
                 start = k + 1
         spans = [(s, e) for s, e in spans if toks[s].lower != "and" or s + 1 < e]
         spans = [(s + 1 if toks[s].lower == "and" else s, e) for s, e in spans]
-        if len(spans) < 2 or not all(self._opens_with_verb(toks, s) for s, _ in spans):
+        # a heading that names an order of steps ("Steps:", "strictly in order:") orders its
+        # list, and its items may name the steps with nouns ("backup, migration, warm-up")
+        by_heading = self._names_order(toks[:colon])
+        if len(spans) < 2 or not all(
+            self._opens_with_verb(toks, s) or (by_heading and self._names_step(toks, s, e))
+            for s, e in spans
+        ):
             return None
-        return self._heading(toks, colon), spans, ordered
+        return self._heading(toks, colon), spans, ordered or by_heading
+
+    def _names_order(self, head: list[Token]) -> bool:
+        """Whether a heading names an order of steps ("Steps", "Running order", "in order")."""
+        words = [t.lower for t in head]
+        return any(
+            words[k : k + len(p)] == list(p)
+            for p in self.order_headings + self.in_order
+            for k in range(len(words) - len(p) + 1)
+        )
+
+    @staticmethod
+    def _names_step(toks: list[Token], s: int, e: int) -> bool:
+        """A short item naming a step with a noun phrase ("cache warm-up", "the vows")."""
+        return 0 < e - s <= 4 and any(t.pos in NOMINAL | {VERB} for t in toks[s:e])
+
+    def _listed_steps(self, toks: list[Token], s: int, e: int) -> list[tuple[int, int]]:
+        """A step that lists several acts ("pack the tent, load the car, then drive") is that
+        many steps in the written order: split at its commas (and an "and" after one) when
+        every piece opens with a verb in its base form; else the one step. A heading before a
+        colon or a dash ("podcast ep 3 - record it, edit it, then ...") is no piece."""
+        pieces: list[tuple[int, int]] = []
+        start = next((k + 1 for k in range(e - 1, s, -1) if toks[k].lower in _HEADING_ENDS), s)
+        for k in range(s, e + 1):
+            if k == e or toks[k].lower in (",", ";"):
+                a = start + 1 if start < k and toks[start].lower == "and" else start
+                if a < k:
+                    pieces.append((a, k))
+                start = k + 1
+        if len(pieces) < 2 or not all(self._parsed_verb(toks, a) for a, _ in pieces):
+            return [(s, e)]
+        return pieces
+
+    def _parsed_verb(self, toks: list[Token], k: int) -> bool:
+        """A base-form verb by the parse when there is one ("move" in "Last move, promise"
+        names a thing), else by the dictionary."""
+        return toks[k].tag == "VB" if toks[k].tag else self._opens_with_verb(toks, k)
 
     @staticmethod
     def _opens_with_verb(toks: list[Token], s: int) -> bool:
         """An item that opens with a verb in its base form ("freeze schema", "ship the
         books"); a name or a participle opens no task."""
         t = toks[s]
+        if t.tag == "VB" and t.pos not in (PROPN, CODE):
+            return True  # the parse's base form: "weed the bed" ends in "ed" yet is no participle
         if t.pos in (PROPN, CODE) or t.inflected in ("ing", "ed", "s"):
             return False
         return t.pos == VERB or "VERB" in _candidates(t.lower)
@@ -188,8 +270,13 @@ class PlanReader:
             if opener == '"' and len(quoted) == 2 and quoted[0] is not quoted[1]:
                 at, shut = head.index(quoted[0]), head.index(quoted[1])  # quotes kept on words
                 return " ".join(t.lower for t in head[at : shut + 1]).strip('"')
-        cut = next((k for k, t in enumerate(head) if t.lower in ("—", "–", "-", "(")), len(head))
+        # "Launch steps, strictly in order:": what follows a comma says how, not what
+        cut = next(
+            (k for k, t in enumerate(head) if t.lower in ("—", "–", "-", "(", ",")), len(head)
+        )
         head = head[:cut]
+        if len(head) > 2 and head[0].lower == "part" and head[1].lower == "of":
+            head = head[2:]  # "Part of the garden revamp:": the revamp is the project
         if any(t.pos in (VERB, AUX, PRON) and t.lower not in self.list_nouns for t in head):
             return ""  # "I've put these on it:": a clause, no heading
         words = [t for t in head if t.lower not in ("the", "a", "an", "my", "our")]
@@ -202,11 +289,38 @@ class PlanReader:
         ]
         while words and words[-1].lower in ("this", "next", "last", "for", "to"):
             words = words[:-1]
-        return " ".join(t.lower for t in words)
+        # a possessive ending is written on its word ("Ana's garden", not "ana 's garden")
+        return "".join(
+            ("" if not k or t.lower.startswith("'") else " ") + t.lower for k, t in enumerate(words)
+        )
+
+    def arrow_marks(self, toks: list[Token]) -> list[tuple[int, int]]:
+        """The arrows of a sentence that chains steps with two or more ("a -> b -> c"), as
+        (start, end) token spans; [] for a sentence with fewer."""
+        marks: list[tuple[int, int]] = []
+        i = 0
+        while i < len(toks):
+            n = next(
+                (
+                    len(w)
+                    for w in self.arrows
+                    if all(i + k < len(toks) and toks[i + k].lower == x for k, x in enumerate(w))
+                ),
+                0,
+            )
+            if n:
+                marks.append((i, i + n))
+            i += n or 1
+        if len(marks) < 2:
+            return []
+        first = next((k + 1 for k in range(marks[0][0] - 1, -1, -1) if toks[k].lower == ":"), 0)
+        if first >= marks[0][0] or not self._parsed_verb(toks, first):
+            return []  # "loose cap -> fault code -> failed test": events, not steps
+        return marks
 
     def _cuts(self, toks: list[Token]) -> list[tuple[int, int, str]]:
         """The order markers of a sentence that start a step: (start, end, kind)."""
-        cuts: list[tuple[int, int, str]] = []
+        cuts: list[tuple[int, int, str]] = [(i, j, "next") for i, j in self.arrow_marks(toks)]
         for i in range(len(toks)):
             kind, n = self._marker(toks, i)
             if not kind:
@@ -219,7 +333,7 @@ class PlanReader:
             )
             if at_break or at_end:
                 cuts.append((i, i + n, kind))
-        return cuts
+        return sorted(cuts)
 
     @staticmethod
     def _steps(
@@ -267,6 +381,13 @@ class PlanReader:
             s += 2
         while s < e and toks[s].lower in (",", ":", ";", "-", ".", "and", "to", "do", ")"):
             s += 1
+        if s < e and toks[s].lower in self.order_openers:
+            # "After we land, collect the bags, then ...": the step is the act after the
+            # clause, which a phrasing of the lexicon orders itself
+            comma = next((k for k in range(s + 1, e) if toks[k].lower == ","), -1)
+            if 0 < comma < e - 1:
+                s = comma + 1
+        s = self._past_subject(toks, s, e)
         while e > s and toks[e - 1].lower in (",", ".", ";", "!", "first", "and", "then"):
             e -= 1
         k = s
@@ -311,6 +432,30 @@ class PlanReader:
                 arg = self.reader._np(toks, k, end)
                 return arg.name, ""
         return "", ""
+
+    @staticmethod
+    def _past_subject(toks: list[Token], s: int, e: int) -> int:
+        """Where the act of a step that is a clause begins: past its subject ("the crew
+        restocks the van" -> "restocks the van"; "Ana sketched the plan" -> "sketched ...").
+        A step named by its subject ("the frontend comes last", "the review is next") keeps
+        it: there the verb only places the step."""
+        k = s
+        while k < e and toks[k].pos in (DET, POSS, "ADJ", NOUN, PROPN):
+            k += 1
+        if k == s or k >= e or not any(t.pos in (NOUN, PROPN) for t in toks[s:k]):
+            return s
+        v = k
+        while v < e and toks[v].pos in (MODAL, AUX, ADV, NEG) and toks[v].lemma != "be":
+            v += 1
+        if v >= e or toks[v].pos != VERB or toks[v].tag not in ("VBZ", "VBD", "VBP", "VB"):
+            return s
+        if toks[v].lemma in ("come", "go", "follow", "happen", "be", "start", "begin", "end"):
+            return s
+        if toks[v].lemma in _REPORTING and v + 1 < e:
+            return v + 1  # "Mia says stocktake first": the step is what is said
+        if toks[v].lemma in _WANTING and v + 2 < e and toks[v + 1].lower == "to":
+            return v + 2  # "Tess wants to hire staff": the step is the wanted act
+        return k
 
     def _project(self, sentences: list[tuple[str, list[Token]]]) -> tuple[str, str]:
         for text, toks in sentences:

@@ -35,6 +35,7 @@ from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
 from sage_memory.extract.coref import Antecedents
+from sage_memory.extract.fronted import close_fronted
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
 from sage_memory.extract.machine import log_record, opens_code
 from sage_memory.extract.named import Named, named_things, speaker_label
@@ -314,7 +315,8 @@ class _Reading:
         if not self.text.strip():
             return GraphDelta(kind=self.memory.kind, salience=0.1)
         for piece in _pieces(self.text):
-            self.sentences.append((piece, tokenize(self.lex.respell(piece), self.lex)))
+            toks = close_fronted(tokenize(self.lex.respell(piece), self.lex), self.lex)
+            self.sentences.append((piece, toks))
         self._plan()  # first, so later sentences can name a planned task by a short name
         previous: tuple[str, list[Token]] | None = None
         in_code = False  # past a code definition or a docstring opening: its documentation
@@ -434,6 +436,11 @@ class _Reading:
             and self._fits(m, toks)
         ]
         kept = settle(readable, toks)
+        if self.ex.plans.arrow_marks(toks):
+            # "fetch -> parse -> load": a chain of steps, which the plan orders; no arrow of
+            # it reads "leads to"
+            arrows = {t for i, j in self.ex.plans.arrow_marks(toks) for t in range(i, j)}
+            kept = [m for m in kept if not (set(m.literals) & arrows)]
         hypothetical = self._hypothetical_spans(toks)
         requests = self._request_spans(toks)
         for m in kept:
