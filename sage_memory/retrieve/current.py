@@ -37,8 +37,11 @@ one slot* when
   a group holding such a pair only a statement of the slot (a graph value, a slot word, a
   told change) may lead: a note joined by closeness alone is no value of it, however late.
 
-In each group of such statements the one of the asked time takes the group's best score and the
-others keep their order one place lower (history stays, just below it). A group joined by words
+In each group of such statements the one of the asked time takes the group's best score, then
+the one of the asked time among the others that may lead, and so on; the rest keep their order
+below them (history stays, just below it). The lead may be a later note of another slot of the
+same person or team that closeness joined to the group: the asked value then comes second, not
+the oldest statement, which says it in the query's own words. A group joined by words
 alone is put in time order only when the query asks for the present or names a time; otherwise
 the statements that say their value changed rank above those said before them, and nothing
 else moves (two passages on one topic are no versions of one value). Statements of one moment
@@ -341,10 +344,22 @@ def current_first(
         if asked & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
             continue  # the query names a number of the best statement: it asks for that one
         if by_time or keyed:
-            # The statement of the asked time takes the group's best score; the others keep
-            # their order one step lower, so an earlier statement (evidence of the change
-            # too) is displaced by one place, never sent to the group's end.
-            order = [lead, *(i for i in ids if i != lead)]
+            # The statement of the asked time takes the group's best score; after it the
+            # other statements that may lead, each the one of the asked time among those
+            # left (the lead may be a note of another slot of the same person or team, told
+            # later: the value asked then comes next, not the oldest one that matched the
+            # query best); the rest keep their order below them.
+            order = _successive(
+                lead,
+                ids,
+                memories,
+                statements.keys,
+                stated,
+                at,
+                by_time,
+                statements.changed,
+                eligible,
+            )
         else:
             # A change told in text supersedes what was said before it, not what came after
             # (a later reply that repeats an older figure keeps its place).
@@ -728,6 +743,31 @@ def _lead(
     pool = [i for i in made if eligible is None or i in eligible] or made
     moment = max((when(i), memories[i].timestamp) for i in pool)
     return next(i for i in made if (when(i), memories[i].timestamp) == moment)
+
+
+def _successive(
+    lead: str,
+    ids: Sequence[str],
+    memories: Mapping[str, Memory],
+    keys: Mapping[str, set[tuple[str, str]]],
+    stated: Mapping[str, Sequence[SlotValue]],
+    at: datetime | None,
+    by_time: bool,
+    changed: Collection[str],
+    eligible: Collection[str],
+) -> list[str]:
+    """``ids`` (best first) with ``lead`` first, then, while one of those left may lead
+    (``eligible``), the statement of the asked time among those left (:func:`_lead`); the
+    others after them, in their order."""
+    order = [lead]
+    rest = [i for i in ids if i != lead]
+    while rest:
+        nxt = _lead(rest, memories, keys, stated, at, by_time, changed, eligible)
+        if nxt is None or nxt not in eligible:
+            break
+        order.append(nxt)
+        rest.remove(nxt)
+    return [*order, *rest]
 
 
 def _told_changes(
