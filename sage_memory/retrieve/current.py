@@ -9,6 +9,10 @@ one slot* when
 - the graph says so: both state a value of one single-valued relation (lives in, works at,
   status...; ``ExtractConfig.single_valued``) of one subject. Their order is then the values'
   world time (``valid_from``), not the order the memories were said or added; or
+- the graph gives in both a holder of the post the question names ("who is the club's
+  treasurer now?": "Ilse is treasurer", later "Ilse stepped down; Omar is treasurer"), and
+  they name the same of the query's names: a post has one holder at a time, so the slot is
+  its holder, though the graph keys each post fact by whoever holds it; or
 - their text says so (for phrasings no extractor read): both answer the query about as well as
   the best of them does, they name the same of the query's names (so a twin team's note is
   never mixed in), and either both hold the words of the slot asked (the query's words beside
@@ -33,8 +37,11 @@ one slot* when
   a group holding such a pair only a statement of the slot (a graph value, a slot word, a
   told change) may lead: a note joined by closeness alone is no value of it, however late.
 
-In each group of such statements the one of the asked time takes the group's best score and the
-others keep their order one place lower (history stays, just below it). A group joined by words
+In each group of such statements the one of the asked time takes the group's best score, then
+the one of the asked time among the others that may lead, and so on; the rest keep their order
+below them (history stays, just below it). The lead may be a later note of another slot of the
+same person or team that closeness joined to the group: the asked value then comes second, not
+the oldest statement, which says it in the query's own words. A group joined by words
 alone is put in time order only when the query asks for the present or names a time; otherwise
 the statements that say their value changed rank above those said before them, and nothing
 else moves (two passages on one topic are no versions of one value). Statements of one moment
@@ -144,6 +151,10 @@ _MONTH_YEAR = re.compile(rf"(?i)\b{_MONTH}\s+(?:19|20)\d\d\b")
 #: a status, and a statement naming none states no value of it.
 STATUS_VALUES = re.compile(r"\b(?:done|in progress|pending|blocked|on hold|cancell?ed)\b")
 
+#: The relation of a post held (docs/relations.md): one holder at a time, so statements of
+#: two holders of the post a question names are statements of one slot, its holder.
+POST = "HAS_ROLE"
+
 #: Memories the newer values of the chosen memories' slots may bring in, at most.
 MAX_BROUGHT = 3
 #: A subject with more values of one relation than this is a hub ("the user" of a long
@@ -172,6 +183,8 @@ class Slots:
     values: dict[tuple[str, str], list[SlotValue]]  # slot -> its values, in world time
     #: subject node id -> its names (name and aliases, lower-cased), for the stated slots
     subjects: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: post node id -> its names, for the posts (:data:`POST`) the chosen memories give
+    posts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def read_slots(
@@ -215,11 +228,15 @@ def read_slots(
         for v in mine:
             for mid in wanted.intersection(v.edge.memory_ids):
                 stated.setdefault(mid, []).append(v)
-    subjects = {
-        n.id: tuple(dict.fromkeys(x.casefold() for x in (n.name, *n.aliases) if x))
-        for n in (store.get_nodes(scope, sorted({s for s, _ in values})) if names else ())
+    # The posts the chosen memories give are read with the subjects (one read): a question
+    # naming a post ("who is the club's treasurer now?") asks for its holder.
+    posts = {v.edge.target_id for vs in stated.values() for v in vs if v.key[1] == POST}
+    read = store.get_nodes(scope, sorted({s for s, _ in values} | posts)) if names else ()
+    named = {
+        n.id: tuple(dict.fromkeys(x.casefold() for x in (n.name, *n.aliases) if x)) for n in read
     }
-    return Slots(stated, values, subjects)
+    subjects = {s: named[s] for s, _ in values if s in named}
+    return Slots(stated, values, subjects, {p: named[p] for p in posts if p in named})
 
 
 def newer_values(slots: Slots, chosen: Sequence[str], at: datetime | None) -> list[tuple[str, str]]:
@@ -296,10 +313,11 @@ def current_first(
     if len(top) < 2:
         return dict(scores)
     subjects = slots.subjects if slots is not None else {}
+    posts = slots.posts if slots is not None else {}
     # Without a "now" or a reference time in the query, a group joined by words alone is
     # put in time order only by a later statement that says its value changed.
     by_time = asks_now(plan.text) or at is not None
-    statements = _Statements(top, memories, vectors, qvec, plan, stated, subjects, by_time)
+    statements = _Statements(top, memories, vectors, qvec, plan, stated, subjects, by_time, posts)
     members = _groups(top, statements.same_slot)
     # A number the query names picks its statement ("the 3 PM call"); one inside a name
     # ("Y6", "v2 API") names the subject, and a date's ("on 1 May 2026") the asked time.
@@ -328,10 +346,22 @@ def current_first(
         if asked & (_numbers(memories[ids[0]].text) - _numbers(memories[lead].text)):
             continue  # the query names a number of the best statement: it asks for that one
         if by_time or keyed:
-            # The statement of the asked time takes the group's best score; the others keep
-            # their order one step lower, so an earlier statement (evidence of the change
-            # too) is displaced by one place, never sent to the group's end.
-            order = [lead, *(i for i in ids if i != lead)]
+            # The statement of the asked time takes the group's best score; after it the
+            # other statements that may lead, each the one of the asked time among those
+            # left (the lead may be a note of another slot of the same person or team, told
+            # later: the value asked then comes next, not the oldest one that matched the
+            # query best); the rest keep their order below them.
+            order = _successive(
+                lead,
+                ids,
+                memories,
+                statements.keys,
+                stated,
+                at,
+                by_time,
+                statements.changed,
+                eligible,
+            )
         else:
             # A change told in text supersedes what was said before it, not what came after
             # (a later reply that repeats an older figure keeps its place).
@@ -358,6 +388,7 @@ class _Statements:
         stated: Mapping[str, Sequence[SlotValue]],
         subjects: Mapping[str, Sequence[str]] | None = None,
         by_time: bool = True,
+        posts: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         q = np.asarray(qvec, dtype=np.float32)
         self.memories, self.plan = memories, plan
@@ -366,6 +397,19 @@ class _Statements:
         self.floor = RELEVANT_SHARE * max(self.to_query.values(), default=0.0)
         self.names = {i: _named(memories[i].text, plan.names) for i in top}
         self.keys = {i: {v.key for v in stated.get(i, ())} for i in top}
+        # The posts the question names ("who is the club's treasurer now?") each statement
+        # gives a holder of: the slot asked is the post's holder, whoever holds it.
+        asked_posts = {
+            p for p, names in (posts or {}).items() if _posts_named(names, _stems(plan.text))
+        }
+        self.held = {
+            i: {
+                v.edge.target_id
+                for v in stated.get(i, ())
+                if v.key[1] == POST and v.edge.target_id in asked_posts
+            }
+            for i in top
+        }
         name_words = {w for n in plan.names for w in _stems(n)}
         # The slot asked: the query's words beside its names and the words asking for the
         # present ("at present", "these days" ask when, not which slot).
@@ -547,6 +591,11 @@ class _Statements:
         relevant = min(self.to_query[a], self.to_query[b]) >= self.floor
         if relevant and keys[a] & keys[b]:
             return True  # the graph says so: one subject, one single-valued relation
+        if relevant and self.held[a] & self.held[b] and self._same_names(a, b):
+            # Two holders of the post the question names ("Ilse is treasurer", later "Ilse
+            # stepped down; Omar is treasurer"): one slot, its holder, though the graph keys
+            # each by its holder and the later note states a fact of the former holder too.
+            return True
         if self.restates(a, b) or self.restates(b, a):
             return True
         if (a, b) in self.retold or (b, a) in self.retold:
@@ -591,6 +640,12 @@ class _Statements:
         # into main, which has now reached 165"); a twin team's note names its own team.
         span = statement_span(sentence, _stems, self.qterms)
         return not named and names_nothing(span)
+
+
+def _posts_named(names: Sequence[str], asked: frozenset[str]) -> bool:
+    """Whether the query (its word stems ``asked``) names the post of these names: every
+    content word of one of them ("treasurer", "head of quality")."""
+    return any((held := _stems(n)) and held <= asked for n in names)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -702,6 +757,31 @@ def _lead(
     pool = [i for i in made if eligible is None or i in eligible] or made
     moment = max((when(i), memories[i].timestamp) for i in pool)
     return next(i for i in made if (when(i), memories[i].timestamp) == moment)
+
+
+def _successive(
+    lead: str,
+    ids: Sequence[str],
+    memories: Mapping[str, Memory],
+    keys: Mapping[str, set[tuple[str, str]]],
+    stated: Mapping[str, Sequence[SlotValue]],
+    at: datetime | None,
+    by_time: bool,
+    changed: Collection[str],
+    eligible: Collection[str],
+) -> list[str]:
+    """``ids`` (best first) with ``lead`` first, then, while one of those left may lead
+    (``eligible``), the statement of the asked time among those left (:func:`_lead`); the
+    others after them, in their order."""
+    order = [lead]
+    rest = [i for i in ids if i != lead]
+    while rest:
+        nxt = _lead(rest, memories, keys, stated, at, by_time, changed, eligible)
+        if nxt is None or nxt not in eligible:
+            break
+        order.append(nxt)
+        rest.remove(nxt)
+    return [*order, *rest]
 
 
 def _told_changes(
