@@ -263,7 +263,9 @@ def _capped(edges: Iterable[Edge], frontier: Sequence[str]) -> list[Edge]:
     per: Counter[str] = Counter()
     kept: list[Edge] = []
     wanted = set(frontier)
-    for e in sorted(edges, key=lambda e: (-e.weight, e.id)):
+    # Equal weights: the earliest stored first, so a rebuilt folder (new random ids) picks
+    # the same edge.
+    for e in sorted(edges, key=lambda e: (-e.weight, e.created_at, e.id)):
         if not e.is_current():
             continue
         ends = [n for n in (e.source_id, e.target_id) if n in wanted]

@@ -525,7 +525,9 @@ def chain(
             return e.source_id if lead[e.relation] == "target" else e.target_id
 
         edges = _prefer_told(edges, near_of, told)
-        for e in sorted(edges, key=lambda e: (-e.weight, e.id)):
+        # Equal weights: the earliest stored first, so a rebuilt folder (new random ids) picks
+        # the same edge.
+        for e in sorted(edges, key=lambda e: (-e.weight, e.created_at, e.id)):
             end = lead[e.relation]
             src, dst = (e.source_id, e.target_id) if end == "target" else (e.target_id, e.source_id)
             if src in here and dst not in here and dst != node_id and dst not in seen:
