@@ -1266,6 +1266,12 @@ class _Reading:
             else set()
         )
         heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
+        if any(
+            _head_word(x) in self.lex.words("cause_heads")
+            and any(t.lower == "the" for t in toks[max(x.start - 1, 0) : x.start + 1])
+            for x in a
+        ):
+            return False  # "the cause (of X) was a worn seal" names a cause, not a class
         if det == "the" and self._superlative(toks, at + 1):
             det = "a"  # "the most populous island", "the oldest bridge": one of a class
         if (
@@ -1275,7 +1281,11 @@ class _Reading:
             and not (det == "the" and relational & heads)  # "the opening segment of X"
         ):
             return False
-        return not any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end])
+        end = b[-1].end
+        return not any(
+            toks[k].pos == VERB and not _attributive(toks, k, end)
+            for k in range(m.spans["B"][0], end)
+        )
 
     @staticmethod
     def _superlative(toks: list[Token], k: int) -> bool:
@@ -1989,6 +1999,15 @@ def _task_object(task: Arg, toks: list[Token]) -> str:
     if k == j or not any(t.pos in (NOUN, PROPN) for t in span[j:k]):
         return ""
     return " ".join(t.lower for t in span[j:k])
+
+
+def _attributive(toks: list[Token], k: int, end: int) -> bool:
+    """A participle that premodifies a noun of its phrase ("a distributed event log", "a
+    sorting algorithm", "a fermented food"): an attributive adjective (Quirk et al. 7.15),
+    no verb of a clause of its own."""
+    t = toks[k]
+    participle = t.tag in ("VBN", "VBG") or t.inflected in ("ed", "ing")
+    return participle and k + 1 < end and toks[k + 1].pos in (NOUN, ADJ)
 
 
 def _whole_clause(arg: Arg, toks: list[Token]) -> bool:
