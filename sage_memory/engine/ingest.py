@@ -420,7 +420,9 @@ def _stated_together(edges: Sequence[EdgeSpec]) -> dict[int, tuple[str, ...]]:
     conjunction states values that hold together, so none replaces another on a timeline."""
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, e in enumerate(edges):
-        if not e.negated and e.fact:
+        # a status is one state at a time: two read from one sentence disagree, and the
+        # timeline decides between them as before
+        if not e.negated and e.fact and e.relation != "HAS_STATUS":
             key = (e.source, e.relation, e.fact, e.valid_from, e.valid_to)
             groups.setdefault(key, []).append(i)
     return {
