@@ -226,6 +226,10 @@ class NodeSpec:
     #: The memory only mentions it: no fact about it was read ("Wow, John!"). The engine links
     #: the memory to the node as a mention (``Node.mention_ids``), not as provenance.
     mention: bool = False
+    #: The label is only what a relation's slot gives its ends by default ("X owns Y": X a
+    #: Person), not evidenced by the text, a lexicon or the name's form. Resolution lets such a
+    #: node join an existing node of the same name whatever its label, and keeps that label.
+    label_default: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ from sage_memory.entities.referent import (
     qualifiers_in,
     referent_check,
 )
-from sage_memory.entities.resolution import resolve_entity
+from sage_memory.entities.resolution import DEFAULT_LABEL, resolve_entity
 from sage_memory.index.base import VectorIndex, collection_name, query_many
 from sage_memory.schema import Schema
 from sage_memory.store.base import name_key
@@ -161,11 +161,15 @@ class Ingestor:
                 node = link_mention(uow, memory, spec, self.schema, self.aliases, now)
                 if node.id not in out.node_ids:
                     out.node_ids.append(node.id)
-        for espec in delta.edges:
+        stated = _stated_together(delta.edges)
+        for i, espec in enumerate(delta.edges):
             src, dst = key_to_id.get(espec.source), key_to_id.get(espec.target)
             if src is None or dst is None or src == dst:
                 continue
-            self._apply_edge(uow, memory, espec, src, dst, now, out)
+            together = frozenset(
+                t for k in stated.get(i, ()) if (t := key_to_id.get(k)) and t != dst
+            )
+            self._apply_edge(uow, memory, espec, src, dst, now, out, together)
         return out
 
     # -- nodes -----------------------------------------------------------------------------
@@ -218,6 +222,8 @@ class Ingestor:
             attributes["kept_apart_from"] = sorted(kept_apart)
         if qualifiers := qualifiers_in(memory.text, spec.name):
             attributes[QUALIFIERS] = sorted(qualifiers)
+        if spec.label_default:
+            attributes[DEFAULT_LABEL] = True
         node = Node(
             id=new_id(),
             scope=scope,
@@ -233,9 +239,12 @@ class Ingestor:
             updated_at=now,
         )
         if (held := held_by_mention(named, spec, norm)) is not None:
+            if spec.label_default and held.label not in ("Entity", "Concept"):
+                label = held.label  # what the mention's place said of it beats a slot's guess
             node = dataclasses.replace(
                 node,
                 id=held.id,
+                label=label,
                 created_at=held.created_at,
                 mention_ids=tuple(m for m in held.mention_ids if m != memory.id),
             )
@@ -301,8 +310,14 @@ class Ingestor:
         if seen := qualifiers_in(memory.text, spec.name) - set(known):
             attributes[QUALIFIERS] = sorted({*known, *seen})
         label = node.label
-        if label in ("Entity", "Concept") and spec.label not in ("Entity", "Concept"):
+        specific = spec.label not in ("Entity", "Concept")
+        if label in ("Entity", "Concept") and specific:
             label = spec.label  # a more specific label learnt later wins
+            if spec.label_default:
+                attributes[DEFAULT_LABEL] = True
+        elif attributes.get(DEFAULT_LABEL) and specific and not spec.label_default:
+            label = spec.label  # a kind shown outranks a kind a relation's slot supposed
+            attributes.pop(DEFAULT_LABEL, None)
         updated = dataclasses.replace(
             node,
             aliases=aliases,
@@ -327,6 +342,7 @@ class Ingestor:
         dst: str,
         now: datetime,
         out: IngestOutcome,
+        together: frozenset[str] = frozenset(),
     ) -> None:
         scope = memory.scope.partition
         relation, original = self.schema.map_relation(spec.relation)
@@ -346,7 +362,7 @@ class Ingestor:
                 return
             attributes["negated"] = True
         elif relation in self.single_valued:
-            claim = Claim(spec, src, dst, relation, valid_from, attributes)
+            claim = Claim(spec, src, dst, relation, valid_from, attributes, together)
             self._timeline.add(uow, memory, claim, existing, now, out)
             return
         elif same:
@@ -396,6 +412,25 @@ class Ingestor:
             valid_to = edge.valid_from  # an end before the start would be a malformed interval
         uow.put(dataclasses.replace(edge, valid_to=valid_to, expired_at=now, attributes=attributes))
         out.expired_edge_ids.append(edge.id)
+
+
+def _stated_together(edges: Sequence[EdgeSpec]) -> dict[int, tuple[str, ...]]:
+    """For each edge (by position), the target keys of the other values its sentence states
+    for the same source and relation at the same time ("a producer and an engineer"): a
+    conjunction states values that hold together, so none replaces another on a timeline."""
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, e in enumerate(edges):
+        # a status is one state at a time: two read from one sentence disagree, and the
+        # timeline decides between them as before
+        if not e.negated and e.fact and e.relation != "HAS_STATUS":
+            key = (e.source, e.relation, e.fact, e.valid_from, e.valid_to)
+            groups.setdefault(key, []).append(i)
+    return {
+        i: tuple(edges[j].target for j in group if edges[j].target != edges[i].target)
+        for group in groups.values()
+        if len(group) > 1
+        for i in group
+    }
 
 
 def _check_storable(delta: GraphDelta) -> None:

@@ -44,6 +44,9 @@ class Claim:
     relation: str
     valid_from: datetime
     attributes: Mapping[str, Any]
+    #: The targets of the values the same sentence states with this one ("a producer and an
+    #: engineer"): they hold together, none replaces another.
+    together: frozenset[str] = frozenset()
 
 
 def is_claim(edge: Edge) -> bool:
@@ -97,6 +100,7 @@ class Timeline:
             if standing is not None and standing.confidence - edge.confidence > self.margin:
                 self._compete(uow, memory, edge, standing, now, out)
                 return
+        claims, edge = _link_together(claims, edge, claim, memory)
         uow.put(edge)
         out.edge_ids.append(edge.id)
         for changed in _recompute([*claims, edge], now, order):
@@ -139,6 +143,37 @@ class Timeline:
         )
         uow.put(link)
         out.edge_ids.append(link.id)
+
+
+#: The edge attribute listing the ids of the claims one sentence stated with this one.
+STATED_WITH = "stated_with"
+
+
+def _link_together(
+    claims: Sequence[Edge], edge: Edge, claim: Claim, memory: Memory
+) -> tuple[list[Edge], Edge]:
+    """Mark ``edge`` and the claims this memory stated with it as holding together."""
+    peers = [
+        e
+        for e in claims
+        if e.target_id in claim.together and memory.id in e.memory_ids and e.id != edge.id
+    ]
+    if not peers:
+        return list(claims), edge
+    ids = {e.id for e in peers}
+    edge = _with_peers(edge, ids)
+    return [_with_peers(e, {edge.id}) if e.id in ids else e for e in claims], edge
+
+
+def _with_peers(edge: Edge, ids: set[str]) -> Edge:
+    known = [i for i in edge.attributes.get(STATED_WITH, ()) if isinstance(i, str)]
+    return dataclasses.replace(
+        edge, attributes={**edge.attributes, STATED_WITH: sorted({*known, *ids})}
+    )
+
+
+def _together(a: Edge, b: Edge) -> bool:
+    return b.id in a.attributes.get(STATED_WITH, ()) or a.id in b.attributes.get(STATED_WITH, ())
 
 
 def _adjacent_same_value(claims: Sequence[Edge], claim: Claim) -> Edge | None:
@@ -202,7 +237,8 @@ def _recompute(claims: Sequence[Edge], now: datetime, order: Order) -> list[Edge
     ordered = sorted(claims, key=order)
     changed: list[Edge] = []
     for i, e in enumerate(ordered):
-        nxt = ordered[i + 1] if i + 1 < len(ordered) else None
+        # the next value replaces this one, unless one sentence stated both
+        nxt = next((o for o in ordered[i + 1 :] if not _together(e, o)), None)
         # An end that is itself a fact ("no longer lives there") or a review's verdict stays.
         fixed = e.attributes.get("ended") or e.attributes.get("expired_by") == "evolver"
         stated = e.valid_to if fixed else None

@@ -19,7 +19,11 @@ reported as ambiguous: the caller creates a new node and records a merge candida
 because a wrong merge is much harder to undo than a late one.
 
 Labels must be compatible: a Person is never merged with a Tool, while Entity and Concept (what
-an extractor says when it does not know) are compatible with anything.
+an extractor says when it does not know) are compatible with anything. So is a label that is
+only a relation slot's default (``NodeSpec.label_default``, or a node marked ``DEFAULT_LABEL``),
+for the same name: "Acme Labs owns the server" supposes a person owner, but an "Acme Labs"
+already known as an organization is the one meant. A default label never licenses a merge by
+likeness alone (fuzzy, embedding): a name spelt the same is the evidence.
 """
 
 from __future__ import annotations
@@ -61,6 +65,11 @@ COMPATIBLE_LABELS: frozenset[frozenset[str]] = frozenset(
     )
 )
 
+#: The node attribute that marks a label as only a relation slot's default (``NodeSpec.
+#: label_default``): the node was named where the relation supposes a kind ("X owns Y": a
+#: Person), never shown to be one.
+DEFAULT_LABEL = "label_default"
+
 #: Most ambiguous candidates reported.
 MAX_AMBIGUOUS = 5
 
@@ -91,6 +100,17 @@ def labels_compatible(a: str, b: str) -> bool:
     if x == y or x in WILDCARD_LABELS or y in WILDCARD_LABELS:
         return True
     return frozenset((x, y)) in COMPATIBLE_LABELS
+
+
+def _label_gate(spec: NodeSpec, node: Node) -> Literal["any", "name"] | None:
+    """How a proposed node may match an existing one by their labels: by any method when the
+    labels are compatible, by the same name only when they differ but one of them is only a
+    relation slot's default, not at all otherwise."""
+    if labels_compatible(spec.label, node.label):
+        return "any"
+    if spec.label_default or node.attributes.get(DEFAULT_LABEL):
+        return "name"
+    return None
 
 
 def name_similarity(a: str, b: str) -> float:
@@ -194,7 +214,8 @@ def resolve_entity(
     best: Resolution | None = None
     scores: dict[str, float] = {}
     for node in candidates:
-        if not labels_compatible(spec.label, node.label):
+        gate = _label_gate(spec, node)
+        if gate is None:
             continue
         canon = _canonical((node.name, *node.aliases), table)
         fuzzy = max((name_similarity(a, b) for a in spec_canon for b in canon), default=0.0)
@@ -219,6 +240,8 @@ def resolve_entity(
             match = (2, "fuzzy", fuzzy)
         elif embedded >= config.embedding_threshold:
             match = (3, "embedding", embedded)
+        if gate == "name" and (match is None or match[0] > 1):
+            continue  # kinds that differ merge on the same name only, never as candidates
         scores[node.id] = match[2] if match else max(fuzzy, embedded)
         if match is None:
             continue

@@ -521,6 +521,10 @@ class PhraseReader:
         span = toks[k:e][:_MAX_NAME_TOKENS]
         if not span:
             return Arg(s, e, "", NP)
+        if len(span) == 1 and span[0].pos == PRON and not possessor:
+            # a lone pronoun left of a phrase ("she" of "She comes ... and lives in X", "us"
+            # of "both of us") refers; it is no name of its own
+            return self._pronoun(toks, k)
         words = [t.lower for t in span]
         proper = all(t.pos in (PROPN, CODE, NUM) or t.lower in ("-",) for t in span)
         # the head: the last nominal before an "of" phrase

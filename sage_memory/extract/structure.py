@@ -30,6 +30,7 @@ from typing import Any
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
+from sage_memory.entities.resolution import DEFAULT_LABEL
 from sage_memory.extract.argtypes import MARGIN, is_instrument, is_type, type_scores
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
@@ -175,6 +176,7 @@ class _Node:
     confidence: float = 0.8
     standalone: bool = False
     mention: bool = False  # a name the memory mentions outside any fact read from it
+    evidenced: bool = True  # False: the label is only a relation slot's default
 
 
 class StructureExtractor:
@@ -277,6 +279,7 @@ class _Reading:
         self, ex: StructureExtractor, memory: Memory, context: ExtractionContext, text: str
     ) -> None:
         self.ex, self.memory, self.text = ex, memory, text
+        self.context = context
         self.lex = ex.lexicon
         #: "Jon: I lost my job": the turn's speaker, who its first person is. The label stays
         #: in the parsed text: "Rafael: got a job at X" reads it as the subject of a turn that
@@ -1287,6 +1290,12 @@ class _Reading:
             else set()
         )
         heads = self.lex.words("part_heads") | self.lex.words("kind_heads")
+        if any(
+            _head_word(x) in self.lex.words("cause_heads")
+            and any(t.lower == "the" for t in toks[max(x.start - 1, 0) : x.start + 1])
+            for x in a
+        ):
+            return False  # "the cause (of X) was a worn seal" names a cause, not a class
         if det == "the" and self._superlative(toks, at + 1):
             det = "a"  # "the most populous island", "the oldest bridge": one of a class
         if (
@@ -1296,7 +1305,11 @@ class _Reading:
             and not (det == "the" and relational & heads)  # "the opening segment of X"
         ):
             return False
-        return not any(t.pos == VERB for t in toks[m.spans["B"][0] : b[-1].end])
+        end = b[-1].end
+        return not any(
+            toks[k].pos == VERB and not _attributive(toks, k, end)
+            for k in range(m.spans["B"][0], end)
+        )
 
     @staticmethod
     def _superlative(toks: list[Token], k: int) -> bool:
@@ -1527,14 +1540,20 @@ class _Reading:
             return found[0]
         return ""
 
-    def _node(self, name: str, label: str, *, standalone: bool = False) -> str:
+    def _node(
+        self, name: str, label: str, *, standalone: bool = False, evidenced: bool = True
+    ) -> str:
         display = display_name(name, self.ex.aliases)
         key = name_key(display)
         if not key or len(key) > 200:
             return ""
         node = self.nodes.get(key)
         if node is None:
-            node = self.nodes[key] = _Node(display, label)
+            node = self.nodes[key] = _Node(display, label, evidenced=evidenced)
+        elif evidenced != node.evidenced:
+            # what the text shows of a name outranks what a relation's slot supposes of it
+            if evidenced:
+                node.label, node.evidenced = label, True
         elif _LABEL_RANK.get(label, 0) > _LABEL_RANK.get(node.label, 0):
             node.label = label
         node.standalone = node.standalone or standalone
@@ -1545,14 +1564,18 @@ class _Reading:
         if not name:
             return ""
         label = evidence or role_label
+        evidenced = bool(evidence)
         if not evidence:
-            if arg.kind == TASK:
-                label = "Task"
             head = arg.words[-1] if arg.words else ""
-            if head in self.lex.words("error_heads") and relation in ("CAUSES", "SOLVED_BY"):
-                label = "Error"
-            elif relation in _PERSON_RELATIONS and role_label == "Person":
-                label = "Person"
+            form = self._name_form(arg, role_label)
+            if arg.kind == TASK:
+                label, evidenced = "Task", True
+            elif head in self.lex.words("error_heads") and relation in ("CAUSES", "SOLVED_BY"):
+                label, evidenced = "Error", True
+            elif form and role_label in ("Person", form):
+                # a Person slot's guess yields to the name's form; "works at Elm Street
+                # Office" stays an organization, the slot's word for where one works
+                label, evidenced = form, True
         if (
             relation in _TASKISH
             and label in ("Task", "Resource", "Entity", "Concept")
@@ -1560,8 +1583,21 @@ class _Reading:
         ):
             known = self._task_key(name)
             if known:
-                name, label = known, "Task"
-        return self._node(name, label, standalone=label in ("Task", "Error"))
+                name, label, evidenced = known, "Task", True
+        return self._node(name, label, standalone=label in ("Task", "Error"), evidenced=evidenced)
+
+    def _name_form(self, arg: Arg, role_label: str) -> str:
+        """The label a proper name's own head word gives it ("Acme Labs", "Harbor Street"),
+        where the relation's slot would only suppose a person, a place or an organization:
+        the lexicon's organization and place heads name what kind of thing the name is."""
+        if role_label not in ("Person", "Organization", "Place") or not arg.proper or arg.code:
+            return ""
+        head = arg.words[-1] if len(arg.words) >= 2 else ""
+        if head in self.lex.words("org_heads"):
+            return "Organization"
+        if head in self.lex.words("place_heads"):
+            return "Place"
+        return ""
 
     def _edge(
         self,
@@ -2000,12 +2036,26 @@ class _Reading:
                 self.nodes[added].mention = True
                 taken.append(padded)
 
+    def _known_labels(self) -> dict[str, str]:
+        """The labels the nearby graph already gives names, by name key: only those a node
+        has on evidence (not a slot's default of its own) and that say what kind it is."""
+        found: dict[str, set[str]] = {}
+        for n in list(self.context.nearby_nodes)[:500]:
+            if n.label in ("Entity", "Concept") or n.attributes.get(DEFAULT_LABEL):
+                continue
+            found.setdefault(name_key(n.name), set()).add(n.label)
+        return {k: next(iter(v)) for k, v in found.items() if len(v) == 1}
+
     def _delta(self) -> GraphDelta:
         used = {k for e in self.edges.values() for k in (e.source, e.target)}
+        known = self._known_labels()
         nodes = []
         for key, n in self.nodes.items():
             if key not in used and not n.standalone and not n.mention:
                 continue
+            if not n.evidenced and key in known:
+                # a slot's default yields to what the graph already knows the name to be
+                n.label, n.evidenced = known[key], True
             salience = 0.8 if n.label in ("Preference", "Error") else 0.5
             nodes.append(
                 NodeSpec(
@@ -2017,6 +2067,7 @@ class _Reading:
                     confidence=n.confidence,
                     salience=salience,
                     mention=n.mention and key not in used and not n.standalone,
+                    label_default=not n.evidenced,
                 )
             )
         edges = tuple(self.edges.values())
@@ -2040,6 +2091,15 @@ def _task_object(task: Arg, toks: list[Token]) -> str:
     if k == j or not any(t.pos in (NOUN, PROPN) for t in span[j:k]):
         return ""
     return " ".join(t.lower for t in span[j:k])
+
+
+def _attributive(toks: list[Token], k: int, end: int) -> bool:
+    """A participle that premodifies a noun of its phrase ("a distributed event log", "a
+    sorting algorithm", "a fermented food"): an attributive adjective (Quirk et al. 7.15),
+    no verb of a clause of its own."""
+    t = toks[k]
+    participle = t.tag in ("VBN", "VBG") or t.inflected in ("ed", "ing")
+    return participle and k + 1 < end and toks[k + 1].pos in (NOUN, ADJ)
 
 
 def _whole_clause(arg: Arg, toks: list[Token]) -> bool:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import match_key
-from sage_memory.entities.resolution import labels_compatible, name_similarity, resolve_entity
+from sage_memory.entities.resolution import (
+    DEFAULT_LABEL,
+    labels_compatible,
+    name_similarity,
+    resolve_entity,
+)
 from sage_memory.types import Node, NodeSpec, Scope
 
 SCOPE = Scope(user_id="alice")
@@ -195,3 +202,18 @@ def test_duplicates_pick_a_stable_winner_and_report_the_rest() -> None:
 def test_no_candidates_or_no_name() -> None:
     assert resolve_entity(spec("anything"), [], config=CONFIG).node_id is None
     assert resolve_entity(spec("???"), [node("n1", "x")], config=CONFIG).node_id is None
+
+
+def test_a_slot_default_label_joins_the_same_name_of_another_kind() -> None:
+    org = node("o1", "Acme Labs", "Organization", mentions=2)
+    guessed = dataclasses.replace(spec("Acme Labs", "Person"), label_default=True)
+    assert resolve_entity(guessed, [org], config=CONFIG).node_id == "o1"
+    # shown to be a person (not a slot's guess): another thing of the same name
+    assert resolve_entity(spec("Acme Labs", "Person"), [org], config=CONFIG).node_id is None
+    # a default never merges kinds by likeness alone, nor offers them for review
+    near = dataclasses.replace(spec("Acme Lab", "Person"), label_default=True)
+    res = resolve_entity(near, [org], config=CONFIG)
+    assert res.node_id is None and not res.ambiguous
+    # a node whose own label was only a default takes a shown kind of the same name
+    owner = dataclasses.replace(node("p1", "Acme Labs", "Person"), attributes={DEFAULT_LABEL: True})
+    assert resolve_entity(spec("Acme Labs", "Organization"), [owner], config=CONFIG).node_id == "p1"
