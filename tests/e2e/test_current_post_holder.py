@@ -9,24 +9,13 @@ subject": the older note kept the lead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
-
-import pytest
 
 from sage_memory import SageMemory
 
 
 def _at(day: str) -> datetime:
     return datetime.fromisoformat(day).replace(tzinfo=UTC)
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Iterator[SageMemory]:
-    mem = SageMemory(tmp_path / "mem")
-    yield mem
-    mem.close()
 
 
 def _texts(mem: SageMemory, notes: list[tuple[str, str]], question: str) -> list[str]:

@@ -9,24 +9,13 @@ before the move; now each next place goes to the latest of those left that may l
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
-
-import pytest
 
 from sage_memory import SageMemory
 
 
 def _at(day: str) -> datetime:
     return datetime.fromisoformat(day).replace(tzinfo=UTC)
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Iterator[SageMemory]:
-    mem = SageMemory(tmp_path / "mem")
-    yield mem
-    mem.close()
 
 
 def test_the_move_comes_before_the_old_home_below_a_later_note(folder: SageMemory) -> None:

@@ -9,24 +9,13 @@ team's note outranked the asked team's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
-
-import pytest
 
 from sage_memory import SageMemory
 
 
 def _at(day: str) -> datetime:
     return datetime.fromisoformat(day).replace(tzinfo=UTC)
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Iterator[SageMemory]:
-    mem = SageMemory(tmp_path / "mem")
-    yield mem
-    mem.close()
 
 
 def test_asked_persons_current_home_leads_over_another_persons(folder: SageMemory) -> None:
