@@ -34,10 +34,10 @@ from sage_memory.extract.word import (
     PUNCT,
     VERB,
     Token,
-    _candidates,
     _inflection,
     base_form,
     singular,
+    word_senses,
 )
 
 _WORD = re.compile(
@@ -227,7 +227,7 @@ def _agree(tok: Token, pos: str, p: syntax.Parsed, *, first: bool, prev: Token |
     with a verb's ending); a capital inside a sentence marks a name, and a capitalised opening
     word the dictionary does not know is a name too ("Theo is ..."); a word the dictionary
     knows, tagged in a class it does not have, takes one it has ("have gluten")."""
-    cands = _candidates(tok.lower)
+    cands = word_senses(tok.lower)
     if pos == PROPN and first and tok.inflected == "ing" and (not cands or "VERB" in cands):
         return VERB  # "Rebooting did not fix it": a gerund opening the sentence
     if not cands and pos in (VERB, ADJ, ADV):
@@ -286,7 +286,7 @@ def _clause_final_verbs(tokens: list[Token], lex: Lexicon) -> None:
             end.pos == NOUN
             and end.inflected == "s"
             and end.lower not in times
-            and "VERB" in _candidates(end.lower)
+            and "VERB" in word_senses(end.lower)
             and prev.pos in (NOUN, PROPN)
             and prev.inflected != "s"
             and (after is None or after.pos == PUNCT or after.lower in _PARTICLES_AFTER)
@@ -308,7 +308,7 @@ def _nominal_verbs(tokens: list[Token]) -> None:
             children.setdefault(t.head, set()).add(t.dep)
     for k, t in enumerate(tokens):
         deps = children.get(k, set())
-        cands = _candidates(t.lower)
+        cands = word_senses(t.lower)
         prev = tokens[k - 1] if k else None
         if t.lower == "longer" and prev is not None and prev.lower == "no":
             prev.pos = t.pos = ADV  # "no longer": a negating adverb
@@ -369,7 +369,7 @@ def _nominal_verbs(tokens: list[Token]) -> None:
         and first.pos == NOUN
         and first.dep == "ROOT"
         and first.inflected == ""
-        and "VERB" in _candidates(first.lower)
+        and "VERB" in word_senses(first.lower)
     ):
         first.pos = VERB  # "Hand in the report once ...": an imperative read as a noun
     elif (
@@ -381,7 +381,7 @@ def _nominal_verbs(tokens: list[Token]) -> None:
         and first.inflected not in ("s", "ing")
         and first.dep in ("nsubj", "nsubjpass")
         and tokens[1].pos in (AUX, MODAL, NEG)
-        and "VERB" in _candidates(first.lower)
+        and "VERB" in word_senses(first.lower)
     ):
         first.pos = PROPN  # "Grace was promoted": a name that is also a word
 
@@ -394,7 +394,7 @@ def _lemma(tok: Token, pos: str, parser_lemma: str) -> str:
     upos = _UPOS.get(pos)
     if upos is None:
         return parser_lemma or tok.lower
-    lemmas = _candidates(tok.lower).get(upos)
+    lemmas = word_senses(tok.lower).get(upos)
     if lemmas:
         if pos == NOUN and len(lemmas[0]) > len(tok.lower):
             return tok.lower

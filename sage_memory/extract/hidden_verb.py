@@ -10,7 +10,7 @@ by the tagger: ``chunk._clause_final_verbs``.)
 from __future__ import annotations
 
 from sage_memory.extract.phrase import NP, Arg, PhraseReader
-from sage_memory.extract.word import NOUN, PREP, PROPN, SUB, Token, _candidates
+from sage_memory.extract.word import NOUN, PREP, PROPN, SUB, Token, word_senses
 
 #: Parser arcs of a word that modifies the noun after it (none: no parse, so no evidence).
 _MODIFIER_ARCS = frozenset({"amod", "compound", "nmod", ""})
@@ -18,7 +18,7 @@ _MODIFIER_ARCS = frozenset({"amod", "compound", "nmod", ""})
 
 def _verb_only(word: str) -> bool:
     """A word the dictionary knows as a verb form and never as a noun ("staying")."""
-    found = _candidates(word)
+    found = word_senses(word)
     return "VERB" in found and "NOUN" not in found
 
 

@@ -21,7 +21,17 @@ from dataclasses import dataclass
 from sage_memory.entities.names import SPEAKER_LABEL
 from sage_memory.extract.lexicon import Lexicon
 from sage_memory.extract.phrase import Arg, PhraseReader
-from sage_memory.extract.word import ADV, CODE, DET, NUM, POSS, PROPN, PUNCT, Token, _candidates
+from sage_memory.extract.word import (
+    ADV,
+    CODE,
+    DET,
+    NUM,
+    POSS,
+    PROPN,
+    PUNCT,
+    Token,
+    word_senses,
+)
 
 #: Dependency labels of the argument positions a name is taken from (spaCy's English labels):
 #: subjects, objects, the object of a preposition, the complement of a copula, an apposition,
@@ -128,7 +138,7 @@ def _capital_of_position(toks: list[Token], k: int) -> bool:
         start = label + 1  # "Speaker: ...", "Update: ...": the text starts after the label
     first = not any(c.isalnum() for tok in toks[start:k] for c in tok.text)
     shouted = t.text.isupper() and len(t.text) > 3
-    return (first or shouted) and bool(_candidates(t.lower))
+    return (first or shouted) and bool(word_senses(t.lower))
 
 
 def _named_institution(toks: list[Token], k: int, reader: PhraseReader) -> bool:
@@ -268,6 +278,6 @@ def speaker_label(text: str, lex: Lexicon) -> tuple[str, str]:
         | lex.words("project_nouns")
     )
     for w in words:
-        if not _NAME_WORD.match(w) or w.lower() in closed or _candidates(w.lower()):
+        if not _NAME_WORD.match(w) or w.lower() in closed or word_senses(w.lower()):
             return "", text
     return " ".join(words), text[m.end() :]

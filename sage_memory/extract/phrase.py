@@ -34,10 +34,10 @@ from sage_memory.extract.word import (
     SUB,
     VERB,
     Token,
-    _candidates,
     base_form,
     singular,
     verb_known,
+    word_senses,
 )
 
 NP, TASK, CLAUSE, PRONOUN = "np", "task", "clause", "pronoun"
@@ -738,7 +738,7 @@ def _possessive_in_name(toks: list[Token], j: int) -> bool:
         and owned.capitalized
         and not owned.text.isupper()
         and owned.pos in (PROPN, NOUN)
-        and "NOUN" in _candidates(owned.lower)
+        and "NOUN" in word_senses(owned.lower)
     )
 
 

@@ -31,8 +31,8 @@ from sage_memory.extract.word import (
     PROPN,
     VERB,
     Token,
-    _candidates,
     base_form,
+    word_senses,
 )
 
 #: Verbs of saying and of wanting whose complement is the step ("Ana says X", "we plan to X").
@@ -255,7 +255,7 @@ class PlanReader:
             return True  # the parse's base form: "weed the bed" ends in "ed" yet is no participle
         if t.pos in (PROPN, CODE) or t.inflected in ("ing", "ed", "s"):
             return False
-        return t.pos == VERB or "VERB" in _candidates(t.lower)
+        return t.pos == VERB or "VERB" in word_senses(t.lower)
 
     def _heading(self, toks: list[Token], colon: int) -> str:
         """The project a list heading names: a name in brackets or quotes if it has one,
@@ -412,7 +412,7 @@ class PlanReader:
         if (
             k < e
             and toks[k].pos != VERB
-            and "VERB" in _candidates(toks[k].lower)
+            and "VERB" in word_senses(toks[k].lower)
             and (toks[k].pos not in (PROPN, CODE))
         ):
             toks[k].pos, toks[k].lemma = (

@@ -32,8 +32,8 @@ from sage_memory.extract.word import (
     SUB,
     VERB,
     Token,
-    _candidates,
     base_form,
+    word_senses,
 )
 
 _CONTRACTIONS = {"'ll": "will", "'re": "be", "'m": "be", "'ve": "have", "'d": "would"}
@@ -163,7 +163,7 @@ def _opens_noun_phrase(tok: Token) -> bool:
     """An untagged word that can open a noun phrase (a noun, an adjective, a name)."""
     if tok.pos:
         return tok.pos in (NUM, CODE)
-    cands = _candidates(tok.lower)
+    cands = word_senses(tok.lower)
     return not cands or tok.capitalized or "NOUN" in cands or "ADJ" in cands
 
 
@@ -173,7 +173,7 @@ def _tag_open_word(tokens: list[Token], i: int, lex: Lexicon) -> None:
     relation_verbs = lex.verbs
     prev = tokens[i - 1] if i > 0 else None
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    cands = _candidates(tok.lower)
+    cands = word_senses(tok.lower)
     if tok.lower == "longer" and prev is not None and prev.lower == "no":
         prev.pos = tok.pos = ADV  # "no longer lives": a negating adverb, not "no" + adjective
         return
@@ -186,7 +186,7 @@ def _tag_open_word(tokens: list[Token], i: int, lex: Lexicon) -> None:
         and set(cands) == {"NOUN"}
         and tok.inflected != "s"
         and nxt is not None
-        and (nxt.pos in (AUX, MODAL, NEG) or (not nxt.pos and "NOUN" not in _candidates(nxt.lower)))
+        and (nxt.pos in (AUX, MODAL, NEG) or (not nxt.pos and "NOUN" not in word_senses(nxt.lower)))
     ):
         tok.pos, tok.lemma = PROPN, tok.lower  # "Tom can't ...": a name opens the sentence
         return
@@ -252,7 +252,7 @@ def _repair_names(tokens: list[Token], lex: Lexicon) -> None:
         first is not None
         and first.pos == VERB
         and first.inflected == ""
-        and "NOUN" in _candidates(first.lower)
+        and "NOUN" in word_senses(first.lower)
     ):
         for k in range(1, min(len(tokens), 8)):
             t = tokens[k]
@@ -271,12 +271,12 @@ def _repair_second_verbs(tokens: list[Token], lex: Lexicon) -> None:
             tok.pos == NOUN
             and prev.lower in ("and", "or", "but")
             and tok.inflected in ("s", "ed")
-            and "VERB" in _candidates(tok.lower)
+            and "VERB" in word_senses(tok.lower)
             and any(t.pos == VERB and t.inflected == tok.inflected for t in tokens[: i - 1])
         ):
             tok.pos, tok.lemma = VERB, base_form(tok.lower)
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            if nxt is not None and nxt.pos == VERB and "NOUN" in _candidates(nxt.lower):
+            if nxt is not None and nxt.pos == VERB and "NOUN" in word_senses(nxt.lower):
                 nxt.pos, nxt.lemma = NOUN, nxt.lower
 
 
@@ -288,7 +288,7 @@ def _repair_quantifiers(tokens: list[Token], lex: Lexicon) -> None:
             tok.lower in ("both", "all", "each")
             and tokens[i - 1].pos in (PRON, PROPN, NOUN)
             and nxt.pos in (NOUN, VERB)
-            and "VERB" in _candidates(nxt.lower)
+            and "VERB" in word_senses(nxt.lower)
             and nxt.inflected != "ing"
         ):
             tok.pos = ADV
@@ -335,7 +335,7 @@ def _finite_only(tok: Token) -> bool:
     before it is its subject ("until finance approves ..."), not an imperative."""
     if tok.pos:
         return False
-    cands = _candidates(tok.lower)
+    cands = word_senses(tok.lower)
     return set(cands) == {"VERB"} and tok.inflected in ("s", "ed")
 
 
@@ -388,7 +388,7 @@ def _choose(
         has,
         prev.pos if prev is not None else "",
         nxt is not None
-        and (nxt.pos in (NOUN, PROPN, CODE) or (not nxt.pos and "NOUN" in _candidates(nxt.lower))),
+        and (nxt.pos in (NOUN, PROPN, CODE) or (not nxt.pos and "NOUN" in word_senses(nxt.lower))),
     )
     for rule in (_after_function_word, _after_noun, _after_verb_or_start):
         found = rule(c)
@@ -430,7 +430,7 @@ def _choose_single(
         and prev_prev.pos in (DET, POSS)
         and nxt is not None
         and not nxt.pos
-        and "NOUN" in _candidates(nxt.lower)
+        and "NOUN" in word_senses(nxt.lower)
         and nxt.inflected != "s"
     ):
         return NOUN  # "the Q4 onboarding project": a gerund inside a noun phrase
@@ -519,7 +519,7 @@ def _plural_subject(c: _Context) -> bool:
             nxt.pos in (VERB, AUX, MODAL, NEG)
             or (
                 not nxt.pos
-                and "VERB" in _candidates(nxt.lower)
+                and "VERB" in word_senses(nxt.lower)
                 and (nxt.lower in c.relation_verbs or base_form(nxt.lower) in c.relation_verbs)
             )
         )

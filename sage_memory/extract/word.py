@@ -56,7 +56,7 @@ class Token:
 
 
 @lru_cache(maxsize=50_000)
-def _candidates(word: str) -> dict[str, tuple[str, ...]]:
+def word_senses(word: str) -> dict[str, tuple[str, ...]]:
     """lemminflect's parts of speech and lemmas of a lower-case word ({} when unknown)."""
     from lemminflect import getAllLemmas
 
@@ -72,17 +72,17 @@ _VERB_PREFIXES = ("re", "un", "pre", "de", "dis", "mis", "over", "under", "out",
 def base_form(verb: str) -> str:
     """The base form of a verb ("restarting" -> "restart", "ran" -> "run")."""
     low = verb.lower()
-    lemmas = _candidates(low).get("VERB")
+    lemmas = word_senses(low).get("VERB")
     if lemmas:
         return lemmas[0]
     # a verb the dictionary lacks that is a known one with a prefix ("re-tiling", "retiling",
     # "blind-baking"): the known verb's base form, so no letter is cut from its stem
     first, dash, last = low.rpartition("-")
-    if dash and first and last and _candidates(last).get("VERB"):
+    if dash and first and last and word_senses(last).get("VERB"):
         return f"{first}-{base_form(last)}"
     for prefix in _VERB_PREFIXES:
         rest = low[len(prefix) :]
-        if low.startswith(prefix) and len(rest) > 3 and _candidates(rest).get("VERB"):
+        if low.startswith(prefix) and len(rest) > 3 and word_senses(rest).get("VERB"):
             return prefix + base_form(rest)
     from lemminflect import getLemma
 
@@ -94,7 +94,7 @@ def base_form(verb: str) -> str:
 def singular(noun: str) -> str:
     """The singular of a common noun ("members" -> "member"); unchanged when not plural."""
     low = noun.lower()
-    lemmas = _candidates(low).get("NOUN")
+    lemmas = word_senses(low).get("NOUN")
     if lemmas:
         return lemmas[0] if len(lemmas[0]) <= len(low) else low
     if low.endswith("ies") and len(low) > 4:
@@ -110,7 +110,7 @@ def is_superlative(word: str) -> bool:
     low = word.lower()
     if not low.endswith("est") or len(low) < 5:
         return low in {"best", "worst"}
-    lemmas = _candidates(low).get("ADJ", ())
+    lemmas = word_senses(low).get("ADJ", ())
     return bool(lemmas) and lemmas[0] != low
 
 
@@ -126,7 +126,7 @@ def third_person(verb: str) -> str:
 @lru_cache(maxsize=5_000)
 def verb_known(word: str) -> bool:
     """Whether lemminflect knows ``word`` as a verb lemma ("teach", "manage")."""
-    return word.lower() in _candidates(word.lower()).get("VERB", ())
+    return word.lower() in word_senses(word.lower()).get("VERB", ())
 
 
 def _inflection(low: str) -> str:
