@@ -87,6 +87,22 @@ class SQLiteConnection:
                 raise
             self._db.execute("COMMIT")
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Reads that must see one state of the file: a read transaction, so another process's
+        commit between two of them (a read-only handle beside the owner) is not seen half. A
+        journal page and the rows its last changes refer to (``R`` images) are read so."""
+        with self._lock:
+            self._check_open()
+            if self._db.in_transaction:  # inside a write: already one state
+                yield
+                return
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")
+
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock, utf8_only():
             self._check_open()

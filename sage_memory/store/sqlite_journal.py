@@ -42,7 +42,7 @@ class SQLiteJournal(SQLiteConnection):
             params.append(batch_id)
         sql += " ORDER BY j.seq LIMIT ?"
         params.append(-1 if limit is None else limit)
-        with self._lock:
+        with self._snapshot():
             rows = self._rows(sql, params)
             # Rows of one batch (or scope) need not be all of their rows' changes in that range
             # (the others are read to decode them); the other filters keep them contiguous.
