@@ -74,21 +74,12 @@ def _provenance(db: sqlite3.Connection, nid: str, after: Mapping[str, Any] | Non
         [(m, PROVENANCE_NODE) for m in (after or {}).get("memory_ids", ())]
         + [(m, PROVENANCE_MENTION) for m in (after or {}).get("mention_ids", ())]
     )
-    rows = db.execute(
-        "SELECT rowid, memory_id, entity FROM provenance WHERE entity_id = ?", (nid,)
-    ).fetchall()
-    was = [r[1] for r in rows]
-    held = {r[1:] for r in rows}
-    if len(held) == len(rows) and len(want) == want.total() and held <= want.keys():
-        # The common write (a hub gains a memory): every pair once on both sides and every
-        # row still wanted. The rows to add are the wanted pairs not held, in the order the
-        # loop below would add them; nothing is deleted. A set comparison, not a loop over
-        # a hub's thousands of rows in Python.
-        new = [(mid, kind, nid) for mid, kind in want if (mid, kind) not in held]
-        db.executemany("INSERT INTO provenance (memory_id, entity, entity_id) VALUES (?,?,?)", new)
-        return was
     gone: list[tuple[int]] = []
-    for rowid, mid, kind in rows:
+    was: list[str] = []
+    for rowid, mid, kind in db.execute(
+        "SELECT rowid, memory_id, entity FROM provenance WHERE entity_id = ?", (nid,)
+    ).fetchall():
+        was.append(mid)
         if want[(mid, kind)] > 0:
             want[(mid, kind)] -= 1
         else:

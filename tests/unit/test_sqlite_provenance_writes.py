@@ -90,7 +90,7 @@ def test_a_memorys_nodes_are_listed_in_the_order_last_written(tmp_path: Path) ->
 
 
 def _loop_provenance(db: sqlite3.Connection, nid: str, after: dict[str, list[str]]) -> list[str]:
-    """The row-by-row diff the store wrote before its set comparison (the reference)."""
+    """The row-by-row diff of the provenance rows, written out here (the reference)."""
     want = Counter(
         [(m, PROVENANCE_NODE) for m in after.get("memory_ids", ())]
         + [(m, PROVENANCE_MENTION) for m in after.get("mention_ids", ())]
@@ -115,7 +115,7 @@ def _loop_provenance(db: sqlite3.Connection, nid: str, after: dict[str, list[str
 
 def test_the_provenance_diff_writes_the_rows_the_row_by_row_diff_wrote() -> None:
     """Same table, same rowids, same returned memories as the reference, over random
-    histories of one node: growing (the fast path), shrinking, repeats, mentions."""
+    histories of one node: growing, shrinking, repeats, mentions."""
     rng = random.Random(7)
     pool = [f"m{i}" for i in range(12)]
     for _ in range(200):
