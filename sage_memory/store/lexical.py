@@ -181,9 +181,14 @@ def bm25(
     return scores
 
 
-def ranked(scores: Mapping[str, float], limit: int) -> list[tuple[str, float]]:
-    """Best first; ties by id, so equal scores keep one order."""
-    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+def ranked(
+    scores: Mapping[str, float], limit: int, order: Mapping[str, int] | None = None
+) -> list[tuple[str, float]]:
+    """Best first; ties by ``order`` (storage order) when given, else by id, so equal scores
+    keep one order."""
+    if order is None:
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))[:limit]
 
 
 def bm25_rows(
@@ -242,12 +247,19 @@ class BM25Index:
         self._lengths: dict[str, int] = {}
         self._terms: dict[str, list[str]] = {}
         self._total = 0
+        # Each document's place in storage order (kept across a re-add): equal scores rank
+        # in it, as the stores' row numbers rank them.
+        self._order: dict[str, int] = {}
+        self._added = 0
 
     def __len__(self) -> int:
         return len(self._lengths)
 
     def add(self, doc_id: str, text: str) -> None:
-        self.remove(doc_id)
+        self.remove(doc_id, keep_place=True)
+        if doc_id not in self._order:
+            self._order[doc_id] = self._added
+            self._added += 1
         counts = Counter(terms(text, stemmed=self.stemmed))
         for term, tf in counts.items():
             self._postings[term][doc_id] = tf
@@ -256,7 +268,9 @@ class BM25Index:
         self._lengths[doc_id] = length
         self._total += length
 
-    def remove(self, doc_id: str) -> None:
+    def remove(self, doc_id: str, *, keep_place: bool = False) -> None:
+        if not keep_place:
+            self._order.pop(doc_id, None)
         length = self._lengths.pop(doc_id, None)
         if length is None:
             return
@@ -274,4 +288,4 @@ class BM25Index:
             len(self._lengths),
             self._total,
         )
-        return ranked(scores, limit)
+        return ranked(scores, limit, self._order)

@@ -173,15 +173,16 @@ class SearchRead:
         for term, (newest, oldest_read, first) in common.items():
             df[term] = lexical.estimated_df(self._cap, newest, oldest_read, first)
         docs, scores = lexical.bm25_rows(hits, self._keys, stats[0], stats[1], df)
+        # Equal scores break by storage order (the document number), as in the SQLite store.
         best = sorted(
             (
-                (ids[d], s)
+                (d, s)
                 for d, s in zip(docs.tolist(), scores.tolist(), strict=True)
                 if not self._run or d in kept
             ),
             key=lambda kv: (-kv[1], kv[0]),
         )
-        return best[: self._limit]
+        return [(ids[d], s) for d, s in best[: self._limit]]
 
 
 def search_read(

@@ -215,7 +215,7 @@ def _search(
     docs, scores = lexical.bm25_rows(rows, keys, stats[0], stats[1], df)
     table = _TABLES[kind]
     if run_id is None:
-        # Every row scoring at least the limit-th best (ties included: they break by id).
+        # Every row scoring at least the limit-th best (ties included: they break by storage order).
         cut = np.partition(scores, -limit)[-limit] if len(scores) > limit else -np.inf
         best = np.flatnonzero(scores >= cut)
         run_sql, run_params = "", tuple[str, ...]()
@@ -223,12 +223,12 @@ def _search(
         best = np.arange(len(scores))
         run_sql, run_params = " AND run_id = ?", (run_id,)
     score_of = dict(zip(docs[best].tolist(), scores[best].tolist(), strict=True))
-    found: list[tuple[str, float]] = []
+    found: list[tuple[int, str]] = []
     rids = list(score_of)
     if run_id is None:
         # A row's id is known from an earlier search (a run's filter reads its rows again).
         known = [(rid, memo.get(("i", table, rid))) for rid in rids]
-        found += [(doc_id, score_of[rid]) for rid, doc_id in known if doc_id is not None]
+        found += [(rid, doc_id) for rid, doc_id in known if doc_id is not None]
         rids = [rid for rid, doc_id in known if doc_id is None]
     for start in range(0, len(rids), 500):
         chunk = rids[start : start + 500]
@@ -236,11 +236,13 @@ def _search(
             f"SELECT rid, id FROM {table} WHERE rid IN ({','.join('?' * len(chunk))}){run_sql}",
             (*chunk, *run_params),
         ):
-            found.append((doc_id, score_of[rid]))
+            found.append((rid, doc_id))
             if run_id is None:
                 memo.put(("i", table, rid), doc_id)
-    found.sort(key=lambda kv: (-kv[1], kv[0]))
-    return found[:limit]
+    # Equal scores break by storage order, not by the random id: the same memories added in
+    # the same order rank the same in every folder built from them.
+    found.sort(key=lambda kv: (-score_of[kv[0]], kv[0]))
+    return [(doc_id, score_of[rid]) for rid, doc_id in found[:limit]]
 
 
 _POSTINGS_OF = (

@@ -147,6 +147,14 @@ class GraphStoreContract:
         assert store.search_text(ALICE, "   ") == []
         assert store.count_memories(ALICE) == 3
 
+    def test_equal_lexical_scores_rank_in_storage_order(self, store: GraphStore) -> None:
+        # Ids are random: ties broken by id would rank a rebuilt folder's memories otherwise.
+        ms = [memory("the kiln is loaded", minutes=i) for i in range(6)]
+        write(store, *[(None, m) for m in ms[:3]])
+        write(store, *[(None, m) for m in ms[3:]])
+        assert [h[0] for h in store.search_text(ALICE, "kiln")] == [m.id for m in ms]
+        assert [h[0] for h in store.search_text(ALICE, "kiln", limit=2)] == [ms[0].id, ms[1].id]
+
     # -- graph -----------------------------------------------------------------------------
     def test_nodes_found_by_name_and_alias_case_insensitively(self, store: GraphStore) -> None:
         n = node("pandas.read_csv", aliases=("pd.read_csv",), label="Tool")
