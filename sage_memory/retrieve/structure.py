@@ -9,10 +9,10 @@ Only facts that hold at ``at`` (default: now) count. Every walk is bounded.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.types import Edge, EdgeHit, Memory, Node, NodeHit, Scope, as_utc
@@ -553,7 +553,27 @@ def stated_in(
         return []
     edges = store.edges_of(scope, nodes, relations=sorted(relations))
     mine = {e.id: e for e in _current(edges, at) if memory_id in e.memory_ids}
-    return sorted(mine.values(), key=lambda e: (e.created_at, e.id))
+    names = {
+        n.id: n.name.casefold()
+        for n in store.get_nodes(
+            scope, [i for e in mine.values() for i in (e.source_id, e.target_id)]
+        )
+    }
+    return sorted(mine.values(), key=lambda e: _told_order(e, names))
+
+
+def _told_order(e: Edge, names: Mapping[str, str]) -> tuple[Any, ...]:
+    """Facts of one memory in the order its text tells them (where each end's name first
+    appears in the sentence), then by their names: a memory's edges share one storage time,
+    and their random ids must not decide the order a rebuilt folder lists them in."""
+    fact = e.fact.casefold()
+    src, dst = names.get(e.source_id, ""), names.get(e.target_id, "")
+
+    def at(name: str) -> int:
+        i = fact.find(name) if name else -1
+        return len(fact) if i < 0 else i
+
+    return (e.created_at, min(at(src), at(dst)), at(src), e.relation, src, dst, e.id)
 
 
 def _aliases(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,21 @@ def test_a_told_chain_links_on_content_words_not_on_an_auxiliary(mem: SageMemory
         hops=1,
     )
     assert target.memory.id in [m.id for m in found]
+
+
+def test_a_notes_facts_are_listed_in_the_order_it_tells_them(mem: SageMemory) -> None:
+    # Eight facts of one memory share its storage time: their order must come from the text,
+    # not from the random edge ids (a rebuilt folder would list them differently).
+    steps = ["sand", "prime", "fill", "rub down", "undercoat", "paint", "varnish", "buff"]
+    text = "Order of work: " + ", then ".join(steps) + "."
+    keys = [f"n{i}" for i in range(len(steps))]
+    added = mem.add_graph(
+        text,
+        nodes=[NodeSpec(k, s, "Task") for k, s in zip(keys, steps, strict=True)],
+        edges=[EdgeSpec(a, b, "PRECEDES", fact=text) for a, b in pairwise(keys)],
+        user_id="u",
+        timestamp=T0,
+    )
+    told = st.stated_in(mem.store, Scope("u"), added.memory.id, {"PRECEDES"})
+    by_id = {n.id: n.name for n in mem.store.get_nodes(Scope("u"), [e.source_id for e in told])}
+    assert [by_id[e.source_id] for e in told] == steps[:-1]
