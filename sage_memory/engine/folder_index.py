@@ -6,7 +6,10 @@ exact), so :class:`FolderIndex` keeps such a collection in memory only, loaded f
 first use, and writes nothing of it to Chroma: a small memory costs no Chroma bytes, no Chroma
 upsert per add, and a read-only command never imports chromadb. A collection that grows past
 the limit is *mirrored*: copied into Chroma once (from SQLite, which already holds the rows
-just written) and kept there from then on, even if it shrinks again.
+just written) and kept there from then on, even if it shrinks again. A process that searches
+a mirrored collection of up to ``read_exact_limit`` vectors before it has opened Chroma (a
+one-shot ``sage-memory search``) loads an exact copy from SQLite instead of importing chromadb,
+and keeps that copy in step with Chroma's from then on.
 
 Which collections Chroma mirrors is recorded in the store's meta table (``MIRRORED_KEY``),
 written before Chroma is filled, so the record may name a collection Chroma lacks (the repair
@@ -32,6 +35,11 @@ from sage_memory.types import Scope, Vector
 #: (7.5 MB) and scanning them (a fraction of a millisecond, on one BLAS thread) costs far less
 #: than importing chromadb; past that, an HNSW query beats the exact scan.
 EXACT_LIMIT = 5_000
+#: Largest mirrored collection that a process which has not opened Chroma yet searches
+#: exactly from SQLite's vectors instead (a one-shot ``sage-memory search``): importing
+#: chromadb and opening its index cost about a second of CPU, loading 10,000 stored vectors
+#: a few tens of milliseconds. Once loaded, the copy follows every write (Chroma too).
+READ_EXACT_LIMIT = 50_000
 #: Meta key: the JSON list of the collections Chroma mirrors.
 MIRRORED_KEY = "index_mirrored"
 
@@ -45,6 +53,8 @@ class FolderIndex:
             index is told of them).
         exact_limit: Most vectors in a collection served from the store alone; 0 mirrors
             every collection.
+        read_exact_limit: Most vectors in a mirrored collection searched exactly from the
+            store before Chroma is opened (``READ_EXACT_LIMIT``; 0 when ``exact_limit`` is).
     """
 
     persistent = True
@@ -54,6 +64,7 @@ class FolderIndex:
         open_index: Callable[[], VectorIndex],
         store: GraphStore,
         exact_limit: int | None = None,
+        read_exact_limit: int | None = None,
     ) -> None:
         self._open_index = open_index
         self._store = store
@@ -61,6 +72,11 @@ class FolderIndex:
         self._real: VectorIndex | None = None
         self._exact = NumpyVectorIndex()
         self._loaded: set[str] = set()
+        #: Mirrored collections also held exactly in ``_exact`` (see ``READ_EXACT_LIMIT``).
+        self._shadowed: set[str] = set()
+        if read_exact_limit is None:  # "chroma" (exact_limit 0) asks for Chroma's answers
+            read_exact_limit = READ_EXACT_LIMIT if self.exact_limit else 0
+        self.read_exact_limit = read_exact_limit
         self._mirrored: set[str] | None = None
         self._names: dict[str, tuple[Scope, str]] | None = None
         self._lock = threading.RLock()
@@ -132,13 +148,31 @@ class FolderIndex:
         if len(ids) > self.exact_limit:
             self._mirror(collection, ids)
             return False
+        self._load_exact(collection, ids)
+        self._loaded.add(collection)
+        return True
+
+    def _load_exact(self, collection: str, ids: Sequence[str]) -> None:
         for start in range(0, len(ids), 1000):
             chunk = ids[start : start + 1000]
             vectors = self._store.get_vectors(chunk)
             found = [i for i in chunk if i in vectors]
             if found:
                 self._exact.upsert(collection, found, np.stack([vectors[i] for i in found]))
-        self._loaded.add(collection)
+
+    def _shadow_ready(self, collection: str) -> bool:
+        """Whether a mirrored ``collection`` is searched from its exact copy: it has one, or
+        Chroma is not open yet and it is small enough to load one from the store."""
+        if collection in self._shadowed:
+            return True
+        if self._real is not None or collection not in self.mirrored():
+            return False
+        ids = self._stored_ids(collection)
+        if len(ids) > self.read_exact_limit:
+            return False
+        self._exact.drop(collection)
+        self._load_exact(collection, ids)
+        self._shadowed.add(collection)
         return True
 
     def _mirror(self, collection: str, ids: Sequence[str]) -> None:
@@ -158,13 +192,13 @@ class FolderIndex:
 
     def query(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         with self._lock:
-            if self._exact_ready(collection):
+            if self._exact_ready(collection) or self._shadow_ready(collection):
                 return self._exact.query(collection, vector, k)
         return self.real().query(collection, vector, k)
 
     def query_many(self, collection: str, vectors: Vector, k: int) -> list[list[tuple[str, float]]]:
         with self._lock:
-            if self._exact_ready(collection):
+            if self._exact_ready(collection) or self._shadow_ready(collection):
                 return self._exact.query_many(collection, vectors, k)
         return query_many(self.real(), collection, vectors, k)
 
@@ -175,6 +209,8 @@ class FolderIndex:
                 if self._exact.count(collection) > self.exact_limit:
                     self._mirror(collection, self._stored_ids(collection))
                 return
+            if collection in self._shadowed:
+                self._exact.upsert(collection, ids, vectors)
         self.real().upsert(collection, ids, vectors)
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
@@ -182,6 +218,8 @@ class FolderIndex:
             if self._exact_ready(collection):
                 self._exact.delete(collection, ids)
                 return
+            if collection in self._shadowed:
+                self._exact.delete(collection, ids)
         self.real().delete(collection, ids)
 
     def ids(self, collection: str) -> set[str]:
@@ -200,6 +238,7 @@ class FolderIndex:
         with self._lock:
             self._exact.drop(collection)
             self._loaded.discard(collection)
+            self._shadowed.discard(collection)
             if collection in self.mirrored():
                 self.real().drop(collection)
                 self.mirrored().discard(collection)

@@ -147,6 +147,7 @@ def encode(
     after: Mapping[str, Any] | None,
     previous: Link | None,
     after_json: str | None = None,
+    before_json: str | None = None,
 ) -> tuple[str | None, str | None, Link]:
     """The two stored columns of a change, and the link its next change will need.
 
@@ -156,11 +157,13 @@ def encode(
         after: The row's state after it (None: a delete).
         previous: The link of the row's previous journaled change (None: there is none).
         after_json: ``dumps(after)`` if the caller already has it.
+        before_json: ``dumps(before)`` if the caller already has it.
     """
     before_col: str | None = None
     depth = 0
     if before is not None:
-        before_json = dumps(before)
+        if before_json is None:
+            before_json = dumps(before)
         depth = 0 if previous is None else previous.depth + 1
         linked = previous is not None and previous.hash == image_hash(before_json)
         if linked and (depth < MIN_CHAIN or depth * BYTES_PER_LINK <= len(before_json)):

@@ -148,13 +148,20 @@ class LinkRows:
     in one partition, in the order the provenance read lists them. A search walks the same
     people and places as the last one did: reading their links again was most of its
     statements. ``apply`` drops a node's entries when an edge ending at it is written, and a
-    memory's when a node it supports (or supported) is, under the lock the readers fill
-    them under.
+    memory's when a node gains or loses it, under the lock the readers fill them under.
+
+    A node written again moves last in the list of every memory it supports (the lists follow
+    the order nodes were last written): rather than dropping the lists of all of a hub's
+    memories at each of its writes (thousands of them, each add that names the user), each
+    list keeps the clock of when it was read and each written node the clock of its write, and
+    :meth:`get_supports` takes a list only while none of its nodes was written since.
     """
 
     def __init__(self, limit: int = 100_000) -> None:
         self.ends: dict[str, dict[tuple[Any, ...], list[tuple[str, int, str]]]] = {}
-        self.supports: dict[str, dict[str, list[str]]] = {}
+        self.supports: dict[str, dict[str, tuple[int, list[str]]]] = {}
+        self._written: dict[str, int] = {}
+        self._clock = 0
         self._limit = limit
 
     def put_ends(
@@ -165,7 +172,27 @@ class LinkRows:
 
     def put_supports(self, memory_id: str, part_key: str, node_ids: list[str]) -> None:
         self._room(self.supports)
-        self.supports.setdefault(memory_id, {})[part_key] = node_ids
+        self.supports.setdefault(memory_id, {})[part_key] = (self._clock, node_ids)
+
+    def get_supports(self, memory_id: str, part_key: str) -> list[str] | None:
+        """The node ids read for ``memory_id``, unless one of them was written since."""
+        entry = self.supports.get(memory_id, {}).get(part_key)
+        if entry is None:
+            return None
+        read_at, node_ids = entry
+        written = self._written.get
+        if any(written(n, 0) > read_at for n in node_ids):
+            return None
+        return node_ids
+
+    def node_written(self, node_id: str) -> None:
+        """``node_id`` was written: the lists it is in are stale (its place in them moved)."""
+        if len(self._written) >= self._limit:
+            # Forgetting the clocks would make stale lists look current: forget the lists too.
+            self._written.clear()
+            self.supports.clear()
+        self._clock += 1
+        self._written[node_id] = self._clock
 
     def _room(self, table: dict[str, Any]) -> None:
         if len(table) >= self._limit:

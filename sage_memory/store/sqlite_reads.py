@@ -259,7 +259,7 @@ class SQLiteReads(SQLiteConnection):
             known: dict[str, list[str]] = {}
             missing: list[str] = []
             for mid in dict.fromkeys(memory_ids):
-                nids = cache.supports.get(mid, {}).get(part) if cache is not None else None
+                nids = cache.get_supports(mid, part) if cache is not None else None
                 if nids is None:
                     missing.append(mid)
                 else:

@@ -92,6 +92,18 @@ def _provenance(db: sqlite3.Connection, nid: str, after: Mapping[str, Any] | Non
     return was
 
 
+def _appended(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    """The (memory, kind) provenance pairs ``after`` adds to ``before`` when its lists only
+    grew at their ends (a hub gaining a memory); None for any other change."""
+    added: list[tuple[str, str]] = []
+    for key, kind in (("memory_ids", PROVENANCE_NODE), ("mention_ids", PROVENANCE_MENTION)):
+        old, new = before.get(key, ()), after.get(key, ())
+        if len(new) < len(old) or list(new[: len(old)]) != list(old):
+            return None
+        added += [(m, kind) for m in new[len(old) :]]
+    return added
+
+
 class SQLiteWrites(SQLiteConnection):
     """``apply``: rows, their full-text entries, names, provenance and the journal."""
 
@@ -108,16 +120,33 @@ class SQLiteWrites(SQLiteConnection):
                 if self._vectors is not None:
                     self._vectors.drop(("", ch.entity_id))
                 data = None if ch.after is None else dumps(ch.after)
+                before_json = None if ch.before is None else dumps(ch.before)
                 link = _last_link(db, ch)  # before the row is written (it may be needed)
                 if ch.entity == "memory":
                     # A memory's row leaves out its default fields (readers fill them in).
                     row = None if ch.after is None else dumps(delta.memory_row(ch.after))
                     self._write_memory(db, ch.entity_id, ch.after, row, vectors.get(ch.entity_id))
                 elif ch.entity == "node":
-                    self._write_node(db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id))
+                    # The row holds ``before`` when the journal's last image of it does (the
+                    # hash): its provenance rows are then ``before``'s lists, and a write that
+                    # only appends to them adds the new pairs without reading the old ones.
+                    grown = None
+                    if (
+                        ch.before is not None
+                        and ch.after is not None
+                        and link is not None
+                        and link.hash is not None
+                        and link.hash == delta.image_hash(before_json or "")
+                    ):
+                        grown = _appended(ch.before, ch.after)
+                    self._write_node(
+                        db, ch.entity_id, ch.after, data, vectors.get(ch.entity_id), grown
+                    )
                 else:
                     self._write_edge(db, ch.entity_id, ch.after, data)
-                before, after, _ = delta.encode(ch.entity, ch.before, ch.after, link, data)
+                before, after, _ = delta.encode(
+                    ch.entity, ch.before, ch.after, link, data, before_json
+                )
                 if ch.before is None and after is not None:
                     # An insert's image is the row just written: keep only its hash here.
                     after = delta.reference(after)
@@ -193,15 +222,25 @@ class SQLiteWrites(SQLiteConnection):
         after: Mapping[str, Any] | None,
         data: str | None,
         vec: Vector | None,
+        grown: list[tuple[str, str]] | None = None,
     ) -> None:
+        """Write a node's rows; ``grown``: the provenance pairs it gains, when its rows are
+        known to hold all the others (see ``apply``), else None (they are compared)."""
         row = db.execute("SELECT rid FROM nodes WHERE id = ?", (nid,)).fetchone()
         db.execute("DELETE FROM node_names WHERE node_id = ?", (nid,))
-        was = _provenance(db, nid, after)
+        if grown is not None:
+            db.executemany(
+                "INSERT INTO provenance (memory_id, entity, entity_id) VALUES (?,?,?)",
+                [(mid, kind, nid) for mid, kind in grown],
+            )
+            changed: Sequence[str] = [mid for mid, _ in grown]
+        else:
+            changed = [*_provenance(db, nid, after), *(after or {}).get("memory_ids", ())]
         if self._links is not None:
-            # The memories it supported and the ones it supports now list other nodes (or
-            # list it last: it is the node written last).
-            self._links.drop((), was)
-            self._links.drop((), (after or {}).get("memory_ids", ()))
+            # The memories it gains or loses list other nodes; the others list it last (it
+            # is the node written last), which the clock of its write tells them.
+            self._links.drop((), changed)
+            self._links.node_written(nid)
         if row:
             postings.unindex(db, "n", row[0])
         if after is None:

@@ -135,3 +135,30 @@ def test_a_folder_from_before_the_record_keeps_mirroring_its_partitions(tmp_path
         assert added in mem.index.real().ids(MEMORIES)
         assert MEMORIES in mem.index.mirrored()
         assert collection_name(Scope("v").partition.key, "memory") not in mem.index.mirrored()
+
+
+def test_a_mirrored_partition_is_searched_exactly_before_chroma_is_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-shot search of a partition Chroma mirrors loads its vectors from SQLite instead
+    of importing chromadb (about a second); the copy then follows every write."""
+    monkeypatch.setattr(folder_index, "EXACT_LIMIT", 2)
+    folder = tmp_path / "mem"
+    expected = _fill(folder)  # 4 > 2: mirrored
+    reader = _read_in_new_process(folder)  # the default limit: still mirrored, as recorded
+    assert reader == {"hits": expected, "chromadb": False}
+    with SageMemory(folder, embedder="hashing") as mem:
+        index = mem.index
+        assert isinstance(index, FolderIndex) and MEMORIES in index.mirrored()
+        hits = [m.text for m in mem.search("who moved to Berlin?", user_id="u", limit=3).memories]
+        assert hits == expected and not index.opened
+        added = mem.add("Dan moved to Oslo last week.", user_id="u").memory_id
+        assert index.opened and added in index.real().ids(MEMORIES)  # Chroma still mirrors
+        found = [m.id for m in mem.search("who moved to Oslo?", user_id="u").memories]
+        assert added in found
+        mem.delete(added)
+        assert added not in index.real().ids(MEMORIES)
+        found = [m.id for m in mem.search("who moved to Oslo?", user_id="u").memories]
+        assert added not in found
+        stored = {m.id for m in mem.get_all(user_id="u")}
+        assert {i for i, _ in index.query(MEMORIES, mem.embedder.embed(["x"])[0], 10)} == stored

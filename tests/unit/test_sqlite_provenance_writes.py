@@ -67,6 +67,70 @@ def test_a_hub_gaining_one_memory_writes_one_row(tmp_path: Path) -> None:
     assert _rows(store, hub.id) == []
 
 
+def _statements(store: SQLiteGraphStore, before: Node, after: Node) -> list[str]:
+    seen: list[str] = []
+    store._db.set_trace_callback(seen.append)
+    try:
+        write(store, (before, after))
+    finally:
+        store._db.set_trace_callback(None)
+    return seen
+
+
+def test_a_hub_gaining_a_memory_reads_none_of_its_rows(tmp_path: Path) -> None:
+    """Its rows hold its journaled image's lists: the new pair is added without reading the
+    thousands of others (the cost of an add that names the user grew with the user's size)."""
+    store = SQLiteGraphStore(tmp_path / "s.db")
+    hub = _node("Harbour", tuple(f"m{i}" for i in range(50)), ("x1",))
+    write(store, (None, hub))
+    grown = dataclasses.replace(hub, memory_ids=(*hub.memory_ids, "m50"), mention_ids=("x1", "x2"))
+    seen = _statements(store, hub, grown)
+    assert not [s for s in seen if "FROM provenance" in s]
+    assert _rows(store, hub.id) == sorted(
+        [(f"m{i}", "node") for i in range(51)] + [("x1", "mention"), ("x2", "mention")]
+    )
+
+
+def test_a_write_whose_image_the_journal_lacks_compares_the_rows(tmp_path: Path) -> None:
+    """Without the journal's last image of the node (purged) its rows are not known to hold
+    ``before``'s lists: they are read and compared, and end as ``after`` lists."""
+    store = SQLiteGraphStore(tmp_path / "s.db")
+    hub = _node("Harbour", ("m1", "m2"))
+    write(store, (None, hub))
+    store.purge_journal([hub.id])
+    stale = dataclasses.replace(hub, memory_ids=("m1",))  # not what the rows hold
+    grown = dataclasses.replace(hub, memory_ids=("m1", "m3"))
+    seen = _statements(store, stale, grown)
+    assert [s for s in seen if "FROM provenance" in s]
+    assert _rows(store, hub.id) == [("m1", "node"), ("m3", "node")]
+
+
+def test_a_cached_list_of_a_memorys_nodes_follows_a_hub_written_again(tmp_path: Path) -> None:
+    store = SQLiteGraphStore(tmp_path / "s.db")
+    hub, quay = _node("hub", ("m1", "m2")), _node("quay", ("m1",))
+    for row in (hub, quay):
+        write(store, (None, row))
+    assert store.memory_nodes(_SCOPE, ["m1", "m2"]) == {"m1": [hub.id, quay.id], "m2": [hub.id]}
+    grown = dataclasses.replace(hub, memory_ids=("m1", "m2", "m3"))
+    write(store, (hub, grown))
+    # The hub moved last in m1's list (written last), m3 gained it, m2 is unchanged.
+    want = {"m1": [quay.id, hub.id], "m2": [hub.id], "m3": [hub.id]}
+    assert store.memory_nodes(_SCOPE, ["m1", "m2", "m3"]) == want
+    reader = SQLiteGraphStore(tmp_path / "s.db", read_only=True)  # keeps no cache
+    try:
+        assert reader.memory_nodes(_SCOPE, ["m1", "m2", "m3"]) == want
+    finally:
+        reader.close()
+    # And a list read after the write is kept (read again only after another write).
+    seen: list[str] = []
+    store._db.set_trace_callback(seen.append)
+    try:
+        assert store.memory_nodes(_SCOPE, ["m1", "m2", "m3"]) == want
+    finally:
+        store._db.set_trace_callback(None)
+    assert not seen
+
+
 def test_a_memorys_nodes_are_listed_in_the_order_last_written(tmp_path: Path) -> None:
     store = SQLiteGraphStore(tmp_path / "s.db")
     quay, ferry, crane = (_node(n, ("m1", "m2")) for n in ("quay", "ferry", "crane"))
