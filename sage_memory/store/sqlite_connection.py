@@ -67,7 +67,9 @@ class SQLiteConnection:
             raise StorageError("this SQLite store is closed; open the memory again")
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self, *, lexical: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction. ``lexical=False`` promises it changes no memory, node or
+        lexical row (the access log): what lexical searches read stays kept."""
         with self._lock:
             self._check_open()
             if self.read_only:
@@ -77,7 +79,7 @@ class SQLiteConnection:
                     "server mode (PostgreSQL) for many writers"
                 )
             self._db.execute("BEGIN IMMEDIATE")
-            if self._postings is not None:
+            if lexical and self._postings is not None:
                 # Before any row changes, under the lock the lexical reads fill it under.
                 self._postings.clear()
             try:

@@ -35,7 +35,10 @@ class SQLiteEvolverState(SQLiteConnection):
             rows += [(*head, "node", i, 1) for i in dict.fromkeys(ev.context_ids)]
         if not rows:
             return
-        with self._tx() as db:
+        # The access log is flushed every few dozen searches: dropping the lexical reads
+        # searches keep (nothing it writes changes them) made the next searches read their
+        # postings again.
+        with self._tx(lexical=False) as db:
             db.executemany(
                 "INSERT INTO access_log (event_id, scope_key, at, kind, weight, entity, entity_id,"
                 " context) VALUES (?,?,?,?,?,?,?,?)",

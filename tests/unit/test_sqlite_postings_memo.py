@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sage_memory import SageMemory
+from sage_memory.evolve.access import search_event
 from sage_memory.store.sqlite import SQLiteGraphStore
 from sage_memory.types import Scope
 
@@ -130,3 +131,27 @@ def test_a_write_after_a_repeated_query_is_seen_by_the_next(mem: SageMemory) -> 
     after = store.search_text(ALICE, QUERY, limit=20)
     assert after != before and after[0][0] == added.memory_id
     assert after == _fresh(mem, ALICE, QUERY)
+
+
+def test_the_access_log_flush_keeps_the_postings_and_a_write_still_drops_them(
+    mem: SageMemory,
+) -> None:
+    # Searches flush their access events every few dozen searches: that write changes no
+    # lexical row, so the postings kept stay kept (asking again runs no statement) ...
+    store = mem.store
+    assert isinstance(store, SQLiteGraphStore)
+    event = search_event(mem.search(QUERY, user_id="alice"), T0, top_nodes=5, weight=1.0)
+    before = store.search_text(ALICE, QUERY, limit=20)
+    logged = _statements(store, lambda: store.log_access([event]))
+    assert any("access_log" in s for s in logged)
+    again: list[list[tuple[str, float]]] = []
+    assert _statements(store, lambda: again.append(store.search_text(ALICE, QUERY, limit=20))) == []
+    assert again[0] == before == _fresh(mem, ALICE, QUERY)
+    # ... and a memory written after it is still found at once.
+    added = mem.add(
+        "Alice: the release is blocked by the migration, blocked again, still blocked.",
+        user_id="alice",
+        infer=False,
+    )
+    after = store.search_text(ALICE, QUERY, limit=20)
+    assert after[0][0] == added.memory_id and after == _fresh(mem, ALICE, QUERY)
