@@ -1,0 +1,50 @@
+"""Blocking and fixing phrasings (sentences written for these tests, in our own words): a paused
+task with its release, 'pending' as a preposition, and the fix told by its means."""
+
+from __future__ import annotations
+
+import pytest
+
+from sage_memory.extract import syntax
+from tests.unit.test_structure_extractor import edges
+
+needs_parser = pytest.mark.skipif(not syntax.available(), reason="spaCy's parser is not installed")
+
+
+# --- blocking -------------------------------------------------------------------------------
+
+
+@needs_parser
+def test_paused_until_gives_the_blocker_and_the_status_on_hold() -> None:
+    found = edges("The kiln firing is paused until the new thermocouple arrives.")
+    assert ("kiln firing", "HAS_STATUS", "on hold", False) in found
+    assert any(s == "kiln firing" and r == "BLOCKED_BY" for s, r, _, _ in found)
+    found = edges("Harvest suspended pending the tractor repair.")
+    assert ("harvest", "HAS_STATUS", "on hold", False) in found
+    assert ("harvest", "BLOCKED_BY", "tractor repair", False) in found
+
+
+@needs_parser
+def test_postponed_until_gives_the_blocker_without_a_status() -> None:
+    found = edges("The recital was postponed until the new piano arrives.")
+    assert any(s == "recital" and r == "BLOCKED_BY" for s, r, _, _ in found)
+    assert not any(r == "HAS_STATUS" for _, r, _, _ in found)
+
+
+@needs_parser
+def test_pending_before_a_noun_phrase_names_the_blocker() -> None:
+    found = edges("The loan renewal is pending the credit check.")
+    assert ("loan renewal", "BLOCKED_BY", "credit check", False) in found
+    assert ("loan renewal", "HAS_STATUS", "pending", False) not in found
+    # a bare "pending" is still the status
+    assert ("loan renewal", "HAS_STATUS", "pending", False) in edges("The loan renewal is pending.")
+
+
+@needs_parser
+def test_held_or_grounded_pending_names_the_blocker() -> None:
+    assert ("launch", "BLOCKED_BY", "safety audit", False) in edges(
+        "The launch is held pending the safety audit."
+    )
+    assert ("glider", "BLOCKED_BY", "wing inspection", False) in edges(
+        "The glider is grounded pending the wing inspection."
+    )
