@@ -959,6 +959,7 @@ class _Reading:
             self._fits_tense,
             self._fits_status_clause,
             self._fits_intransitive,
+            self._fits_perfect,
             self._fits_person_targets,
             self._fits_copula,
             self._fits_intentions,
@@ -1478,6 +1479,18 @@ class _Reading:
                 return False  # "once the migration is done, ...": a condition, not a fact
             k -= 1
         return True
+
+    @staticmethod
+    def _fits_perfect(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "the refit has stalled because ...": a task come to a standstill; the bare past
+        ("the car stalled because the battery was flat") is an engine's stall, told as a
+        cause. With the flag the verb literal needs its perfect auxiliary before it."""
+        if "perfect" not in m.phrase.flags:
+            return True
+        k = min(m.literals) - 1
+        while k >= 0 and toks[k].pos in ("ADV", "NEG"):
+            k -= 1
+        return k >= 0 and toks[k].lemma == "have" and toks[k].pos == "AUX"
 
     @staticmethod
     def _fits_intransitive(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:

@@ -48,3 +48,30 @@ def test_held_or_grounded_pending_names_the_blocker() -> None:
     assert ("glider", "BLOCKED_BY", "wing inspection", False) in edges(
         "The glider is grounded pending the wing inspection."
     )
+
+
+@needs_parser
+def test_a_blocker_told_by_what_has_not_happened_is_no_denial() -> None:
+    found = edges("The boat refit is stuck because the yard hasn't approved the quote.")
+    assert ("boat refit", "BLOCKED_BY", "approve the quote", False) in found
+    assert ("boat refit", "BLOCKED_BY", "approve the quote", True) not in found
+    # a denial before the phrasing still denies it
+    assert ("migration", "BLOCKED_BY", "outage", True) in edges(
+        "The outage isn't what is blocking the migration."
+    )
+
+
+@needs_parser
+def test_a_task_that_has_stalled_names_its_blocker_and_status() -> None:
+    found = edges("The boat refit has stalled because the new mast hasn't arrived.")
+    assert ("boat refit", "BLOCKED_BY", "new mast", False) in found
+    assert ("boat refit", "HAS_STATUS", "blocked", False) in found
+    found = edges("The survey is paused because of the flooding.")
+    assert ("survey", "BLOCKED_BY", "flooding", False) in found
+    assert ("survey", "HAS_STATUS", "on hold", False) in found
+
+
+@needs_parser
+def test_an_engine_that_stalled_is_a_cause_not_a_blocked_task() -> None:
+    found = edges("The car stalled because the battery was flat.")
+    assert not any(r in ("BLOCKED_BY", "HAS_STATUS") for _, r, _, _ in found)
