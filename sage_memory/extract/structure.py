@@ -1211,6 +1211,9 @@ class _Reading:
             return False
         if "thing_fix" in f and any(x.kind == PRONOUN or self._person_like(x) for x in b):
             return False  # "Ana got rid of her van": a possession let go, no fix
+        if "problem_source" in f and any(self._person_like(x) for x in a):
+            return False  # "the hikers were rescued by ...", "she was treated with ...":
+            # a person helped, not a problem fixed
         if "speaker_or_person" in f:
             s = m.slots.get("S", [])
             if not s or not all(self._person_like(x) for x in s):

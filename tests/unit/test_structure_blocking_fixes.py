@@ -75,3 +75,40 @@ def test_a_task_that_has_stalled_names_its_blocker_and_status() -> None:
 def test_an_engine_that_stalled_is_a_cause_not_a_blocked_task() -> None:
     found = edges("The car stalled because the battery was flat.")
     assert not any(r in ("BLOCKED_BY", "HAS_STATUS") for _, r, _, _ in found)
+
+
+# --- fixes ----------------------------------------------------------------------------------
+
+
+@needs_parser
+def test_a_problem_rescued_by_an_act_is_solved_by_it() -> None:
+    assert ("burnt risotto", "SOLVED_BY", "stir in fresh stock", False) in edges(
+        "The burnt risotto was rescued by stirring in fresh stock."
+    )
+    # a rescue by a doer is no fix
+    assert not any(r == "SOLVED_BY" for _, r, _, _ in edges("The hikers were rescued by the crew."))
+
+
+@needs_parser
+def test_worked_around_and_brought_under_control_in_the_passive() -> None:
+    assert ("login timeout", "SOLVED_BY", "clear the cache", False) in edges(
+        "The login timeout is worked around by clearing the cache."
+    )
+    assert ("mildew", "SOLVED_BY", "sulphur spray", False) in edges(
+        "The mildew was brought under control with a sulphur spray."
+    )
+    assert ("scratch", "SOLVED_BY", "fine sandpaper", False) in edges(
+        "The scratches were dealt with using fine sandpaper."
+    )
+    # "treated with" is handling, not a fix
+    assert not any(r == "SOLVED_BY" for _, r, _, _ in edges("The deck was treated with oil."))
+
+
+@needs_parser
+def test_a_fix_without_its_doer_and_got_round() -> None:
+    assert ("flaky export test", "SOLVED_BY", "pin the timezone", False) in edges(
+        "Fixed the flaky export test by pinning the timezone."
+    )
+    assert ("upload limit", "SOLVED_BY", "zip the files", False) in edges(
+        "We got round the upload limit by zipping the files."
+    )
