@@ -79,6 +79,8 @@ _SUBORDINATORS = frozenset(
     {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
 )
 #: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
+#: Punctuation that breaks a clause off what came before ("blocked — the order is late").
+_BREAKS = frozenset({"—", "–", "-", "--", ":", ";"})
 _VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 #: Relations whose ends may be events named by a clause's subject and verb (:meth:`_event`).
 _EVENT_ENDS = frozenset({"CAUSES", "SOLVED_BY"})
@@ -960,6 +962,8 @@ class _Reading:
             self._fits_status_clause,
             self._fits_intransitive,
             self._fits_perfect,
+            self._no_object_after_a_break,
+            self._reason_has_a_subject,
             self._fits_person_targets,
             self._fits_copula,
             self._fits_intentions,
@@ -1482,6 +1486,32 @@ class _Reading:
                 return False  # "once the migration is done, ...": a condition, not a fact
             k -= 1
         return True
+
+    @staticmethod
+    def _no_object_after_a_break(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "Route reset blocked — the order hasn't arrived", "the launch is held up: ...": a
+        participle with a dash or colon after it is the state of what comes before, and the
+        clause after the break its reason, never the participle's object ("{B} block {A}")."""
+        if m.phrase.relation not in _VOICED or not m.literals or "{A}" not in m.phrase.pattern:
+            return True
+        if m.phrase.pattern.index("{A}") < m.phrase.pattern.index("{B}"):
+            return True  # the object slot is B's: a passive or a nominal phrasing
+        if not any(toks[k].inflected == "ed" or toks[k].tag == "VBN" for k in m.literals):
+            return True
+        k = max(m.literals) + 1
+        return not (k < len(toks) and toks[k].lower in _BREAKS)
+
+    @staticmethod
+    def _reason_has_a_subject(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "stalled: the permit hasn't come" gives its reason after the break; "stuck —
+        blocked by the review", "stuck - waiting on HR" go on with a second predicate of the
+        same subject, whose own phrasing names the blocker."""
+        if "reason_after_break" not in m.phrase.flags or not m.literals:
+            return True
+        k = max(m.literals) + 1
+        while k < len(toks) and toks[k].pos in ("ADV", "NEG"):
+            k += 1
+        return not (k < len(toks) and toks[k].tag.startswith("VB"))
 
     @staticmethod
     def _fits_perfect(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:

@@ -77,6 +77,23 @@ def test_an_engine_that_stalled_is_a_cause_not_a_blocked_task() -> None:
     assert not any(r in ("BLOCKED_BY", "HAS_STATUS") for _, r, _, _ in found)
 
 
+@needs_parser
+def test_a_reason_after_a_dash_or_colon_is_the_blocker() -> None:
+    found = edges("Boat launch stalled — the trailer still hasn't been repaired.")
+    assert ("boat launch", "BLOCKED_BY", "trailer", False) in found
+    assert ("boat launch", "HAS_STATUS", "blocked", False) in found
+    found = edges("The kiln repair is held up: the firebricks are still at the depot.")
+    assert ("kiln repair", "BLOCKED_BY", "firebrick", False) in found
+    assert not any(s == "firebrick" and r == "BLOCKED_BY" for s, r, _, _ in found)
+
+
+@needs_parser
+def test_a_second_predicate_after_the_dash_keeps_its_own_blocker() -> None:
+    found = edges("The visa renewal is stuck — blocked by the background check.")
+    assert ("visa renewal", "BLOCKED_BY", "background check", False) in found
+    assert not any(t.startswith("block") for _, r, t, _ in found if r == "BLOCKED_BY")
+
+
 # --- fixes ----------------------------------------------------------------------------------
 
 
