@@ -79,6 +79,8 @@ _SUBORDINATORS = frozenset(
     {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
 )
 #: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
+#: Words that deny a phrasing by themselves ("did nothing for", "never helped").
+_DENYING_WORDS = frozenset({"not", "n't", "never", "nothing", "no", "none", "nobody"})
 #: Punctuation that breaks a clause off what came before ("blocked — the order is late").
 _BREAKS = frozenset({"—", "–", "-", "--", ":", ";"})
 _VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
@@ -650,11 +652,18 @@ class _Reading:
             and not all(self._person_like(x) for x in alt)
         ):
             return None
+        # a phrasing denied by its own words ("did nothing for", "never fixed") is echoed by
+        # the auxiliary as the plain predicate: "X did nothing for A, but B did" says B did
+        # something for A (Quirk et al. 12.21); a denial in the verb's sense ("used to love")
+        # is echoed with it
+        denied_by_word = m.phrase.negated and any(
+            toks[k].pos == NEG or toks[k].lower in _DENYING_WORDS for k in m.literals
+        )
         return dataclasses.replace(
             m,
             slots={**m.slots, lead[0]: alt},
             spans={**m.spans, lead[0]: (s, e)},
-            negated=negated != m.phrase.negated,
+            negated=negated if denied_by_word else negated != m.phrase.negated,
         )
 
     def _listed_in_order(

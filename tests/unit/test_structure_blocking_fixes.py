@@ -129,3 +129,16 @@ def test_a_fix_without_its_doer_and_got_round() -> None:
     assert ("upload limit", "SOLVED_BY", "zip the files", False) in edges(
         "We got round the upload limit by zipping the files."
     )
+
+
+@needs_parser
+def test_an_echoed_fix_after_a_denied_one_keeps_its_own_polarity() -> None:
+    found = edges("Rebooting did nothing for the stutter, but updating the driver did.")
+    assert ("stutter", "SOLVED_BY", "update the driver", False) in found
+    assert ("stutter", "SOLVED_BY", "rebooting", True) in found
+    found = edges("Rebooting did nothing for the stutter, and updating the driver didn't either.")
+    assert ("stutter", "SOLVED_BY", "update the driver", True) in found
+    # the same for any phrasing denied by its own words
+    assert ("tom", "PREFERS", "opera", False) in edges("Sam isn't a fan of opera, but Tom is.")
+    # a denial in the verb's sense is echoed with it
+    assert ("tom", "PREFERS", "jazz", True) in edges("Mia used to love jazz, and Tom did too.")
