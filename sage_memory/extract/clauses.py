@@ -569,6 +569,10 @@ class Matcher:
         order = sorted(m.spans.items(), key=lambda kv: kv[1][0])
         used_slots = {end for edge in m.phrase.edges for end in (edge[0], edge[2])}
         last = max((e for _, (_, e) in order), default=0)
+        # the words of each clause argument after the phrasing before it is cut to its task
+        # or subject: a negation there is the clause's own ("stuck because the visa hasn't
+        # come"), which the cut argument carries where it matters (``Arg.negated``)
+        clause_words: set[int] = set()
         for name, (s, e) in order:
             inner = s > 0 and e < last
             if inner and any(
@@ -616,6 +620,11 @@ class Matcher:
             if "tool_target" in m.phrase.flags and args[0].kind == NP:
                 # "with a pump and fix the tyre": a coordinated predicate, not a second tool
                 args = args[: next((k for k, a in enumerate(args) if a.kind != NP), len(args))]
+            if not lead:  # (a leading clause's "not" may deny the relation: "X isn't what
+                # blocks Y")
+                clause_words.update(
+                    k for a in args if a.kind == CLAUSE for k in range(a.start, a.end)
+                )
             m.slots[name] = [
                 self._named_kind(m, toks, a)
                 for a in self._shape(rel, toks, args, (s, e), lead=lead)
@@ -629,6 +638,7 @@ class Matcher:
             (a.start for args in m.slots.values() for a in args if a.start >= hi), default=hi
         )
         inside = {k for args in m.slots.values() for a in args for k in range(a.start, a.end)}
+        inside |= clause_words
         negated = any(
             toks[k].pos == NEG
             for k in range(first_arg_end, last_arg_start)

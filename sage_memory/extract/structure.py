@@ -79,6 +79,10 @@ _SUBORDINATORS = frozenset(
     {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
 )
 #: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
+#: Words that deny a phrasing by themselves ("did nothing for", "never helped").
+_DENYING_WORDS = frozenset({"not", "n't", "never", "nothing", "no", "none", "nobody"})
+#: Punctuation that breaks a clause off what came before ("blocked — the order is late").
+_BREAKS = frozenset({"—", "–", "-", "--", ":", ";"})
 _VOICED = frozenset({"BLOCKED_BY", "CAUSES", "SOLVED_BY", "DEPENDS_ON", "REQUIRES", "PRECEDES"})
 #: Relations whose ends may be events named by a clause's subject and verb (:meth:`_event`).
 _EVENT_ENDS = frozenset({"CAUSES", "SOLVED_BY"})
@@ -648,11 +652,18 @@ class _Reading:
             and not all(self._person_like(x) for x in alt)
         ):
             return None
+        # a phrasing denied by its own words ("did nothing for", "never fixed") is echoed by
+        # the auxiliary as the plain predicate: "X did nothing for A, but B did" says B did
+        # something for A (Quirk et al. 12.21); a denial in the verb's sense ("used to love")
+        # is echoed with it
+        denied_by_word = m.phrase.negated and any(
+            toks[k].pos == NEG or toks[k].lower in _DENYING_WORDS for k in m.literals
+        )
         return dataclasses.replace(
             m,
             slots={**m.slots, lead[0]: alt},
             spans={**m.spans, lead[0]: (s, e)},
-            negated=negated != m.phrase.negated,
+            negated=negated if denied_by_word else negated != m.phrase.negated,
         )
 
     def _listed_in_order(
@@ -959,6 +970,9 @@ class _Reading:
             self._fits_tense,
             self._fits_status_clause,
             self._fits_intransitive,
+            self._fits_perfect,
+            self._no_object_after_a_break,
+            self._reason_has_a_subject,
             self._fits_person_targets,
             self._fits_copula,
             self._fits_intentions,
@@ -1210,6 +1224,9 @@ class _Reading:
             return False
         if "thing_fix" in f and any(x.kind == PRONOUN or self._person_like(x) for x in b):
             return False  # "Ana got rid of her van": a possession let go, no fix
+        if "problem_source" in f and any(self._person_like(x) for x in a):
+            return False  # "the hikers were rescued by ...", "she was treated with ...":
+            # a person helped, not a problem fixed
         if "speaker_or_person" in f:
             s = m.slots.get("S", [])
             if not s or not all(self._person_like(x) for x in s):
@@ -1478,6 +1495,44 @@ class _Reading:
                 return False  # "once the migration is done, ...": a condition, not a fact
             k -= 1
         return True
+
+    @staticmethod
+    def _no_object_after_a_break(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "Route reset blocked — the order hasn't arrived", "the launch is held up: ...": a
+        participle with a dash or colon after it is the state of what comes before, and the
+        clause after the break its reason, never the participle's object ("{B} block {A}")."""
+        if m.phrase.relation not in _VOICED or not m.literals or "{A}" not in m.phrase.pattern:
+            return True
+        if m.phrase.pattern.index("{A}") < m.phrase.pattern.index("{B}"):
+            return True  # the object slot is B's: a passive or a nominal phrasing
+        if not any(toks[k].inflected == "ed" or toks[k].tag == "VBN" for k in m.literals):
+            return True
+        k = max(m.literals) + 1
+        return not (k < len(toks) and toks[k].lower in _BREAKS)
+
+    @staticmethod
+    def _reason_has_a_subject(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "stalled: the permit hasn't come" gives its reason after the break; "stuck —
+        blocked by the review", "stuck - waiting on HR" go on with a second predicate of the
+        same subject, whose own phrasing names the blocker."""
+        if "reason_after_break" not in m.phrase.flags or not m.literals:
+            return True
+        k = max(m.literals) + 1
+        while k < len(toks) and toks[k].pos in ("ADV", "NEG"):
+            k += 1
+        return not (k < len(toks) and toks[k].tag.startswith("VB"))
+
+    @staticmethod
+    def _fits_perfect(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "the refit has stalled because ...": a task come to a standstill; the bare past
+        ("the car stalled because the battery was flat") is an engine's stall, told as a
+        cause. With the flag the verb literal needs its perfect auxiliary before it."""
+        if "perfect" not in m.phrase.flags:
+            return True
+        k = min(m.literals) - 1
+        while k >= 0 and toks[k].pos in ("ADV", "NEG"):
+            k -= 1
+        return k >= 0 and toks[k].lemma == "have" and toks[k].pos == "AUX"
 
     @staticmethod
     def _fits_intransitive(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
