@@ -43,6 +43,17 @@ PROTOTYPES: dict[str, tuple[str, ...]] = {
 }
 #: How much nearer the instrument prototypes must be than any other type's.
 MARGIN = 0.05
+#: What an effect reads as: a symptom, an illness or a fault (docs/relations.md, Error: "a
+#: failure, exception, symptom or problem"). Scored apart from :data:`PROTOTYPES`, so adding it
+#: moves no other type's margin: a loose causal phrasing ("X gave me <B>", "<B> is from X")
+#: states a cause only when B reads as one of these ("gave me a headache", not "gave me a lift").
+CONDITION = (
+    "an illness, a symptom, a pain or a medical condition",
+    "a problem, a fault, damage or a failure",
+    "an injury, a rash, a reaction or a disease",
+)
+#: How much nearer the condition prototypes must be than any type of :data:`PROTOTYPES`.
+CONDITION_MARGIN = 0.03
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
@@ -61,7 +72,8 @@ def _embedder() -> Any:
                 labels = [kind for kind, texts in PROTOTYPES.items() for _ in texts]
                 texts = [t for ts in PROTOTYPES.values() for t in ts]
                 rows = np.asarray(embedder.embed_fixed(texts))
-                _state.update(embedder=embedder, labels=labels, rows=rows)
+                condition = np.asarray(embedder.embed_fixed(list(CONDITION)))
+                _state.update(embedder=embedder, labels=labels, rows=rows, condition=condition)
             except Exception:  # no model files, no numpy: type nothing
                 _state["embedder"] = None
         return _state["embedder"]
@@ -94,3 +106,23 @@ def is_type(name: str, kind: str, margin: float = MARGIN) -> bool:
 def is_instrument(name: str, margin: float = MARGIN) -> bool:
     """True when ``name`` reads as a tool, device, software or service by a clear margin."""
     return is_type(name, "instrument", margin)
+
+
+@lru_cache(maxsize=8192)
+def condition_score(name: str) -> float | None:
+    """How much nearer ``name`` is to a condition (:data:`CONDITION`) than to any type of
+    :data:`PROTOTYPES` (None when the embedder is not available)."""
+    embedder = _embedder()
+    scores = type_scores(name)
+    if embedder is None or not scores:
+        return None
+    import numpy as np
+
+    vec = np.asarray(embedder.embed([name]))[0]
+    return float(max(_state["condition"] @ vec)) - scores[0][1]
+
+
+def is_condition(name: str, margin: float = CONDITION_MARGIN) -> bool:
+    """True when ``name`` reads as a symptom, an illness or a fault by a clear margin."""
+    score = condition_score(name)
+    return score is not None and score >= margin

@@ -22,6 +22,7 @@ from sage_memory.extract.word import (
     AUX,
     CODE,
     CONJ,
+    DET,
     MODAL,
     NEG,
     NOUN,
@@ -232,6 +233,14 @@ class Matcher:
                 spans[open_slot[0]] = (open_slot[1], n)
             return True
         el = els[ei]
+        if el.kind == SLOT and ei + 1 < len(els) and els[ei + 1].kind == SLOT:
+            # "{A} give {S} {B}": two objects in a row; the first ends where the indirect
+            # object does ("gave me a headache", "gives the cake a metallic taste")
+            k = _indirect_object_end(toks, i)
+            if k is None:
+                return False
+            spans[el.slot] = (i, k)
+            return self._run(els, ei + 1, toks, k, None, spans, used, "", status)
         if el.kind == SLOT:
             return self._run(els, ei + 1, toks, i, (el.slot, i), spans, used, "", status)
         if open_slot is not None:
@@ -679,6 +688,33 @@ _DEGREE_WORDS = (
     ("almost",),
     ("over",),
 )
+
+
+#: Object pronouns that stand as an indirect object ("gave me a headache").
+_OBJECT_PRONOUNS = frozenset({"me", "him", "her", "us", "them", "you", "it"})
+
+
+def _indirect_object_end(toks: list[Token], i: int) -> int | None:
+    """End of the indirect object that opens at ``i`` of a double-object verb ("gave *me* a
+    headache", "gives *the cake* a metallic taste", "gave *Tom* insomnia"; Quirk et al. 10.7):
+    an object pronoun, the noun phrase the parser marks as the dative, or a run of proper names
+    with a second noun phrase after it. None when the two objects cannot be told apart."""
+    n = len(toks)
+    if i >= n:
+        return None
+    if toks[i].lower in _OBJECT_PRONOUNS and i + 1 < n and toks[i + 1].pos != PUNCT:
+        return i + 1
+    for k in range(i, min(i + 5, n)):
+        if toks[k].dep == "dative":
+            return k + 1
+        if toks[k].pos not in (DET, NOUN, PROPN, ADJ):
+            break
+    k = i
+    while k < n and toks[k].pos == PROPN:
+        k += 1
+    if k > i and k < n and toks[k].pos in (NOUN, ADJ, DET) and toks[k].lower != "'s":
+        return k
+    return None
 
 
 def _past_measure(toks: list[Token], s: int, e: int) -> int:

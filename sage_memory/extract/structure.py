@@ -31,11 +31,18 @@ from sage_memory.config import ExtractConfig
 from sage_memory.entities.names import display_key as name_key
 from sage_memory.entities.names import display_name, merge_aliases, strip_private
 from sage_memory.entities.resolution import DEFAULT_LABEL
-from sage_memory.extract.argtypes import MARGIN, is_instrument, is_type, type_scores
+from sage_memory.extract.argtypes import (
+    MARGIN,
+    is_condition,
+    is_instrument,
+    is_type,
+    type_scores,
+)
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
 from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
 from sage_memory.extract.coref import Antecedents
+from sage_memory.extract.fields import listed_allergies
 from sage_memory.extract.fronted import close_fronted
 from sage_memory.extract.lexicon import Lexicon, default_lexicon
 from sage_memory.extract.machine import log_record, opens_code
@@ -334,10 +341,12 @@ class _Reading:
                 continue
             self._sentence(sentence, toks)
             if previous is not None:
+                self._corrected_cause(previous, (sentence, toks))
                 answered = self._answered(previous[1], toks)
                 if answered:
                     self._sentence(f"{previous[0]} {sentence}", tokenize(answered, self.lex))
             previous = (sentence, toks)
+        self._listed_allergies()
         self._add_named()
         if self.speaker and (key := self._node(self.speaker, self._speaker_label())):
             # the memory mentions who said it, even when no fact about them was read
@@ -463,9 +472,8 @@ class _Reading:
             self._apply(m, toks, sentence, when)
             self.facts[1].append(m)
             self._listed_in_order(m, toks, sentence, when)
-            contrast = self._contrast(m, toks)
-            if contrast is not None:
-                self._apply(contrast, toks, sentence, when)
+            for other in self._alternatives(m, toks):
+                self._apply(other, toks, sentence, when)
             former = self._former(m)
             if former is not None:
                 self._apply(former, toks, sentence, when)
@@ -517,6 +525,11 @@ class _Reading:
         if len(args) == 1 and args[0].kind == NP and not args[0].proper:
             self.coref.saw_thing(args[0].name)
 
+    def _alternatives(self, m: Match, toks: list[Token]) -> list[Match]:
+        """The alternative a fact rules out (:meth:`_contrast`) and the cause that holds
+        after a denied one (:meth:`_actual_cause`)."""
+        return [x for x in (self._contrast(m, toks), self._actual_cause(m, toks)) if x]
+
     def _contrast(self, m: Match, toks: list[Token]) -> Match | None:
         """ "a seed, not a grain", "in R, not Python", "likes jazz but not opera", "part of
         the EU but not of NATO": the alternative a fact rules out is the same fact denied (a
@@ -527,6 +540,15 @@ class _Reading:
         if len(m.phrase.edges) != 1 or m.phrase.edges[0][2].startswith("="):
             return None
         slot = m.phrase.edges[0][2]
+        if m.phrase.relation == "CAUSES":
+            # "caused by frost, not by the settlement", "is from a failing driver, not the
+            # photocell": the alternative stands beside the end said last, which in a passive
+            # or an inverse phrasing is the cause
+            slot = max(
+                (e for e in (m.phrase.edges[0][0], slot) if m.slots.get(e)),
+                key=lambda e: max(x.end for x in m.slots[e]),
+                default=slot,
+            )
         targets = m.slots.get(slot, [])
         if not targets:
             return None
@@ -567,6 +589,77 @@ class _Reading:
         slots = dict(m.slots)
         slots[slot] = alt
         return dataclasses.replace(m, slots=slots, negated=not m.negated)
+
+    def _listed_allergies(self) -> None:
+        """ "Patient: Ana Ruiz. Allergies: penicillin, latex.": each item of a record's allergy
+        field is a thing its subject is allergic to (:mod:`.fields`)."""
+        for who, item in listed_allergies(self.text, self.lex):
+            source = self._node(who, "Person")
+            target = self._node(item, "Entity")
+            self._edge(source, "ALLERGIC_TO", target, 0.85, self.text, None)
+
+    def _corrected_cause(
+        self, previous: tuple[str, list[Token]], current: tuple[str, list[Token]]
+    ) -> None:
+        """ "The rash wasn't caused by the detergent; it was the wool sweater": the sentence
+        splitter cuts at the semicolon, so a denied cause and the correction after it are read
+        again as one sentence, and only the correction (:meth:`_actual_cause`) is kept."""
+        (before, b_toks), (sentence, toks) = previous, current
+        if not any(t.pos == NEG for t in b_toks) or not toks:
+            return
+        opens_cleft = len(toks) > 2 and toks[0].lower in ("it", "that") and toks[1].lemma == "be"
+        body = [t for t in toks if t.pos != PUNCT]
+        tail = [t.lower for t in body[-2:]]
+        elided = any(t.lemma == "do" for t in body[-2:]) and tail[-1] in (
+            "it",
+            "that",
+            "this",
+            *[t.lower for t in body[-1:] if t.lemma == "do"],
+        )
+        if not (opens_cleft or elided):
+            return
+        joined = tokenize(self.lex.respell(f"{before.rstrip(' ;.')} ; {sentence}"), self.lex)
+        raw = self.ex.matcher.raw_matches(joined)
+        readable = [m for m in raw if self.ex.matcher.read_arguments(m, joined)]
+        for m in settle(readable, joined):
+            actual = self._actual_cause(m, joined)
+            if actual is not None:
+                self._apply(actual, joined, sentence, None)
+
+    def _actual_cause(self, m: Match, toks: list[Token]) -> Match | None:
+        """ "The rash wasn't caused by the detergent; it was the wool sweater", "stress doesn't
+        cause ulcers, H. pylori does": a denied cause followed by the one that holds, in a
+        cleft ("it was Y") or with the verb elided to "do" ("Y did (it)"): the same effect with
+        that cause (Quirk et al. 1985, 18.26 cleft sentences; 12.21 pro-form "do")."""
+        if m.phrase.relation != "CAUSES" or not m.negated or m.phrase.edges[0][:1] != ("A",):
+            return None
+        ends = [x.end for xs in m.slots.values() for x in xs]
+        if not ends or not m.slots.get("A"):
+            return None
+        k = max(ends)
+        while k < len(toks) and toks[k].pos == ADV:
+            k += 1
+        if k >= len(toks) or toks[k].lower not in (",", ";", "-", "—", "–", ":"):
+            return None
+        j = k + 1
+        if j < len(toks) and toks[j].lower == "but":
+            j += 1
+        end = next((i for i in range(j, len(toks)) if toks[i].pos == PUNCT), len(toks))
+        if j + 2 < end and toks[j].lower in ("it", "that") and toks[j + 1].lemma == "be":
+            if toks[j + 2].pos == NEG:
+                return None  # "it wasn't the ..." denies again
+            alt = self.ex.matcher.reader.after(toks, j + 2, end, clause_ok=False)
+        else:
+            did = next((i for i in range(j + 1, end) if toks[i].lemma == "do"), None)
+            rest = toks[did + 1 : end] if did is not None else []
+            if did is None or any(t.lower not in ("it", "that", "this") for t in rest):
+                return None
+            alt = self.ex.matcher.reader.after(toks, j, did, clause_ok=False)
+            if alt and alt[-1].end != did:
+                return None
+        if not alt or any(x.kind not in (NP, TASK) for x in alt):
+            return None
+        return dataclasses.replace(m, slots={**m.slots, "A": alt}, negated=False)
 
     @staticmethod
     def _former(m: Match) -> Match | None:
@@ -1811,7 +1904,7 @@ class _Reading:
             ):
                 relation = "IS_A"
             if not dst_slot.startswith("="):
-                targets = list(m.slots.get(dst_slot, []))
+                targets = _with_amounts(relation, list(m.slots.get(dst_slot, [])), toks)
                 relation = self._one_of_many(relation, toks, m.slots.get(src_slot, []), targets)
                 relation = self._retype(relation, m.slots.get(src_slot, []), targets)
                 m.slots[dst_slot] = targets
@@ -1973,7 +2066,26 @@ class _Reading:
     def _states_edge(self, m: Match) -> bool:
         """Whether a kept match makes an edge: a loose phrasing only for the relations whose
         other guards keep it honest, or for use with an argument typed as an instrument."""
-        return not m.phrase.weak or m.phrase.relation in _WEAK_OK or self._typed_use(m)
+        return (
+            not m.phrase.weak
+            or m.phrase.relation in _WEAK_OK
+            or self._typed_use(m)
+            or self._typed_effect(m)
+        )
+
+    def _typed_effect(self, m: Match) -> bool:
+        """A loose causal phrasing ("A gave me B", "B is from A") states a cause when every B
+        reads as a symptom, an illness or a fault (:mod:`.argtypes`) and no A is a person:
+        "dehydration gave me a headache", not "my aunt gave me a lift" or "Ana is from Lima"."""
+        if "condition_target" not in m.phrase.flags:
+            return False
+        targets, sources = m.slots.get("B", []), m.slots.get("A", [])
+        return (
+            bool(targets)
+            and bool(sources)
+            and all(x.kind == NP and not x.code and is_condition(x.name) for x in targets)
+            and not any(self._person_like(x) for x in sources)
+        )
 
     def _typed_use(self, m: Match) -> bool:
         """A loose instrument phrasing ("<verb> ... in|on|with B") states use when every B
@@ -2194,6 +2306,36 @@ def _head_word(arg: Arg) -> str:
     if "of" in words[1:]:
         return words[words.index("of", 1) - 1]
     return words[-1] if words else ""
+
+
+#: Words of amount that make an advised object an act ("less coffee", "more fibre", "no
+#: screens after 10pm"): blind README conventions, "elided recommended actions are Tasks".
+_AMOUNTS = frozenset({"less", "more", "fewer", "no"})
+
+
+def _with_amounts(relation: str, targets: list[Arg], toks: list[Token]) -> list[Arg]:
+    """The targets of an advice with their amount words (:func:`_with_amount`)."""
+    if relation != "RECOMMENDS":
+        return targets
+    return [_with_amount(t, toks) for t in targets]
+
+
+def _with_amount(arg: Arg, toks: list[Token]) -> Arg:
+    """ "the doctor advised less coffee": what is advised is the change of amount (an elided
+    act, "drink less coffee"), so the amount word stays in its name; without it the advice
+    would read as the opposite ("coffee")."""
+    if arg.kind != NP or arg.code or not arg.words or arg.words[0] in _AMOUNTS:
+        return arg
+    k = arg.start
+    while k < arg.end and k < len(toks) and toks[k].lower not in arg.words[:1]:
+        k += 1  # the first word the name kept
+    j = k
+    while j > 0 and toks[j - 1].lower in _AMOUNTS and k - j < 2:
+        j -= 1
+    if j == k:
+        return arg
+    amount = " ".join(t.lower for t in toks[j:k])
+    return dataclasses.replace(_renamed(arg, f"{amount} {arg.name}"), kind=TASK)
 
 
 def _renamed(arg: Arg, name: str) -> Arg:
