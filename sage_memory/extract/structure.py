@@ -34,7 +34,7 @@ from sage_memory.entities.resolution import DEFAULT_LABEL
 from sage_memory.extract.argtypes import MARGIN, is_instrument, is_type, type_scores
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
-from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
+from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.fronted import close_fronted
 from sage_memory.extract.lexicon import POS, Lexicon, default_lexicon
@@ -1050,15 +1050,6 @@ class _Reading:
         compares, it states no liking."""
         if m.phrase.relation not in ("PREFERS", "DISLIKES"):
             return True
-        if "steady_dislike" in m.phrase.flags:
-            # "doesn't like X anymore" tells a liking that ended (PREFERS, negated), not a
-            # standing dislike
-            lo, hi = clause_bounds(toks, (min(m.literals), max(m.literals) + 1))
-            words = [t.lower for t in toks[lo:hi]]
-            if "anymore" in words or any(
-                words[k : k + 2] == ["no", "longer"] for k in range(len(words) - 1)
-            ):
-                return False
         return not any(
             toks[k].lower == "like" and toks[k].pos == PREP and k and toks[k - 1].lower == ","
             for k in m.literals
