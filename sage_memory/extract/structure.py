@@ -1543,6 +1543,9 @@ class _Reading:
                 return False
             if any(t.lower in ("#", "//", "/*", "*", "--") for t in toks[: k + 1]):
                 return False
+            end = max((x.end for x in a), default=len(toks))
+            if end < len(toks) and toks[end].pos in (VERB, AUX, MODAL):
+                return False  # "Resolved: Ana becomes treasurer": a clause after a heading
         k = min(m.literals) - 1
         while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
             if toks[k].lower in _SUBORDINATORS:

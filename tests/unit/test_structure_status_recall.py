@@ -95,6 +95,7 @@ def test_a_board_column_headed_by_its_status() -> None:
 def test_a_board_column_opens_its_sentence_and_is_no_code_comment() -> None:
     assert ("logo", "done") in statuses("Done: the logo.")
     assert not statuses("# TODO: refactor this later")
+    assert not any(s == "ana" for s, _ in statuses("Resolved: Ana becomes the new treasurer."))
     assert ("login bug", "done") not in statuses(
         "Ticket #12 closed: the login bug was resolved by a patch."
     )
