@@ -10,6 +10,7 @@ state that the migration is done).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field, replace
 
 from sage_memory.extract.args import ArgReader
@@ -110,6 +111,12 @@ class Matcher:
 
     def _status_at(self, toks: list[Token], i: int) -> tuple[int, str] | None:
         t = toks[i]
+        if t.pos == NUM and i + 2 < len(toks) and toks[i + 1].lower in ("%", "percent"):
+            # "80% done": a share of the work done is work under way; all of it, done
+            found = self._status_at(toks, i + 2)
+            if found and found[1] == "done":
+                with contextlib.suppress(ValueError):
+                    return found[0], "done" if float(t.lower) >= 100 else "in progress"
         tried = self._status_by_first.get(t.lower, [])
         if t.lemma != t.lower and t.inflected != "ing":  # the first word may be the lemma
             tried = sorted([*tried, *self._status_by_first.get(t.lemma, ())])

@@ -40,11 +40,11 @@ from sage_memory.extract.argtypes import (
 )
 from sage_memory.extract.base import ExtractionContext
 from sage_memory.extract.chunk import prime, tokenize
-from sage_memory.extract.clauses import Match, Matcher, clause_bounds, settle
+from sage_memory.extract.clauses import Match, Matcher, settle
 from sage_memory.extract.coref import Antecedents
 from sage_memory.extract.fields import listed_allergies
 from sage_memory.extract.fronted import close_fronted
-from sage_memory.extract.lexicon import Lexicon, default_lexicon
+from sage_memory.extract.lexicon import POS, Lexicon, default_lexicon
 from sage_memory.extract.machine import log_record, opens_code
 from sage_memory.extract.named import Named, named_things, speaker_label
 from sage_memory.extract.phrase import CLAUSE, NP, PRONOUN, TASK, Arg, _depends_on
@@ -57,10 +57,12 @@ from sage_memory.extract.word import (
     AUX,
     CODE,
     CONJ,
+    DET,
     MODAL,
     NEG,
     NOMINAL,
     NOUN,
+    POSS,
     PREP,
     PROPN,
     PUNCT,
@@ -137,6 +139,29 @@ _ROLES: dict[str, tuple[str, str]] = {
 _CLOCK = re.compile(r"^\d{1,2}(?::\d{2})?(?:am|pm|h)$")
 #: Tokens that end a clause.
 _CLAUSE_STOPS = frozenset({",", ";", ".", "!", "?", "—", "-"})
+#: words of a time phrase besides its time words and numbers ("on the 12th", "as of last night")
+_TIME_GLUE = frozenset(
+    [
+        "on",
+        "at",
+        "in",
+        "to",
+        "till",
+        "until",
+        "for",
+        "as",
+        "of",
+        "last",
+        "this",
+        "next",
+        "the",
+        "early",
+        "late",
+        "around",
+        "about",
+        "by",
+    ]
+)
 #: Restrictive focusing adverbs that give what holds after a denial ("not X, just Y").
 _CORRECTIONS = frozenset({"just", "only", "merely", "simply", "rather", "instead"})
 _FOCUS_STOPS = _CORRECTIONS | {"not", "never", "n't"}
@@ -308,6 +333,8 @@ class _Reading:
         self.named: list[Named] = []  # names the sentences put in an argument position
         #: the last sentence read and the facts it stated (an elliptic clause restates them)
         self.facts: tuple[list[Token], list[Match]] = ([], [])
+        # where in the current sentence each status edge was said (see _latest_status)
+        self.status_at: dict[tuple[str, str, str, bool], int] = {}
 
     def _user_name(self) -> str:
         meta = self.memory.metadata if isinstance(self.memory.metadata, dict) else {}
@@ -459,6 +486,7 @@ class _Reading:
             kept = [m for m in kept if not (set(m.literals) & arrows)]
         hypothetical = self._hypothetical_spans(toks)
         requests = self._request_spans(toks)
+        self.status_at = {}
         for m in kept:
             if self._inside(m, hypothetical) or self._order_over_fact(m, kept):
                 continue
@@ -480,6 +508,7 @@ class _Reading:
             elided = self._elided_subject(m, toks)
             if elided is not None and self._fits(elided, toks):
                 self._apply(elided, toks, sentence, when)
+        self._latest_status()
         if not readable:
             self._code_statement(toks, sentence)
         reader = self.ex.matcher.reader
@@ -1128,15 +1157,6 @@ class _Reading:
         compares, it states no liking."""
         if m.phrase.relation not in ("PREFERS", "DISLIKES"):
             return True
-        if "steady_dislike" in m.phrase.flags:
-            # "doesn't like X anymore" tells a liking that ended (PREFERS, negated), not a
-            # standing dislike
-            lo, hi = clause_bounds(toks, (min(m.literals), max(m.literals) + 1))
-            words = [t.lower for t in toks[lo:hi]]
-            if "anymore" in words or any(
-                words[k : k + 2] == ["no", "longer"] for k in range(len(words) - 1)
-            ):
-                return False
         return not any(
             toks[k].lower == "like" and toks[k].pos == PREP and k and toks[k - 1].lower == ","
             for k in m.literals
@@ -1456,6 +1476,14 @@ class _Reading:
             return False
         if _passive_act(toks, m.literals):
             return False  # "the sanding was done with a sander": an act, not a status
+        if any(x.words and x.words[-1] == "status" for x in a):
+            return False  # "Status: done": the board's label, not the thing that has it
+        if any(
+            toks[k].pos in (AUX, MODAL) and toks[k].tag in ("VBZ", "VBP", "VBD", "MD")
+            for x in a
+            for k in range(x.start, x.end)
+        ):
+            return False  # "the permit is stuck — blocked on X": a clause, not what has a status
         person = [x for x in a if x.kind == PRONOUN and self._person_like(x)]
         if person or any(self._person_evidence(x) and not x.code for x in a):
             return False  # a status is a task's or a project's (docs/relations.md), not a person's
@@ -1499,12 +1527,33 @@ class _Reading:
         lo, hi = min(m.literals), max(m.literals) + 1
         if lo == 0 or toks[lo - 1].pos not in (NOUN, PROPN, CODE):
             return False
-        if hi < len(toks) and toks[hi].pos != PUNCT:
+        if hi < len(toks) and toks[hi].pos != PUNCT and not self._time_tail(toks, hi):
             return False
         first = toks[lo]
         if first.tag == "VBD" or (first.pos == VERB and first.inflected in ("s", "ing")):
             return False
+        start = min((x.start for x in a), default=lo)
+        k = start - 1
+        while k >= 0 and toks[k].lower not in _CLAUSE_STOPS and toks[k].lower != ":":
+            if toks[k].pos in (MODAL, AUX, VERB):
+                return False  # "I'll do the dishes next": a clause with a verb, no note
+            k -= 1
         return not any(self._person_like(x) for x in a)
+
+    def _time_tail(self, toks: list[Token], k: int) -> bool:
+        """ "Tax return filed last night", "grant report: submitted 12 May": a note's status
+        may end in when it came about; the rest of its clause is then only a time phrase
+        (time words, numbers and their prepositions), with at least one time word."""
+        times = self.lex.words("time_words")
+        seen = False
+        while k < len(toks) and toks[k].pos != PUNCT:
+            word = toks[k].lower
+            if word in times or re.fullmatch(r"\d+(st|nd|rd|th)?", word):
+                seen = True
+            elif word not in _TIME_GLUE:
+                return False
+            k += 1
+        return seen
 
     @staticmethod
     def _examples_of_kind(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
@@ -1575,13 +1624,38 @@ class _Reading:
         verb = toks[min(m.literals)]
         return not (verb.inflected == "ing" or verb.lower == verb.lemma or verb.inflected == "s")
 
-    @staticmethod
-    def _fits_status_clause(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+    def _fits_status_clause(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         if m.phrase.relation != "HAS_STATUS":
             return True
         after = max(m.literals) + 1
         if after < len(toks) and toks[after].lower in ("with", "by", "via"):
             return False  # "is done with a scale", "was closed by the patch": an act, no status
+        if (
+            toks[after - 1].lower == "next"
+            and after < len(toks)
+            and toks[after].pos not in (PUNCT, CONJ)
+            and toks[after].lower not in ("then", "after", "once", "when")
+        ):
+            return False  # "the cafe is next to the bank", "that's next week": no next task
+        if (
+            m.phrase.elements[-1].kind == POS
+            and not any(toks[k].lemma in ("be", "get") for k in m.literals)
+            and after < len(toks)
+            and toks[after].pos in (DET, POSS)
+            and not self._time_tail(toks, after)
+        ):
+            return False  # "Marek - finished the importer": a verb with its object, no status
+        if m.phrase.elements[0].kind == POS:
+            # a board's column ("Done: the logo") opens its sentence or a part of it, and a
+            # code comment's "TODO:" marks no task of the speaker's
+            k = min(m.literals) - 1
+            if k >= 0 and toks[k].lower not in (".", ";", "—", "–", "-", "(", ")", "!"):
+                return False
+            if any(t.lower in ("#", "//", "/*", "*", "--") for t in toks[: k + 1]):
+                return False
+            end = max((x.end for x in a), default=len(toks))
+            if end < len(toks) and toks[end].pos in (VERB, AUX, MODAL):
+                return False  # "Resolved: Ana becomes treasurer": a clause after a heading
         k = min(m.literals) - 1
         while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
             if toks[k].lower in _SUBORDINATORS:
@@ -1946,11 +2020,8 @@ class _Reading:
                 attrs = {}
             source_keys = [self._end(s, src_label, relation) for s in sources]
             for s_key, t_key in itertools.product(source_keys, targets_keys):
-                if relation == "HAS_STATUS" and s_key in self.nodes and not m.negated:
-                    node = self.nodes[s_key]
-                    node.attributes["status"] = attrs.get("status", "")
-                    if node.label not in ("Task", "Project", "Person"):
-                        node.label = "Task"
+                if relation == "HAS_STATUS":
+                    self._mark_status(s_key, t_key, m, attrs.get("status", ""))
                 self._edge(
                     s_key, relation, t_key, conf, sentence, when, negated=m.negated, attrs=attrs
                 )
@@ -1958,6 +2029,38 @@ class _Reading:
             named = self._end(name, "Entity", "IS_A")
             self._edge(named, "IS_A", self._end(kind, "Concept", "IS_A"), conf, sentence, when)
         self._remember(m)
+
+    def _mark_status(self, s_key: str, t_key: str, m: Match, value: str) -> None:
+        """A status names its holder a task (or keeps it a project or a person) and gives it
+        the status as an attribute; where it was said orders it in :meth:`_latest_status`."""
+        self.status_at[(s_key, "HAS_STATUS", t_key, m.negated)] = min(m.literals)
+        if s_key in self.nodes and not m.negated:
+            node = self.nodes[s_key]
+            node.attributes["status"] = value
+            if node.label not in ("Task", "Project", "Person"):
+                node.label = "Task"
+
+    def _latest_status(self) -> None:
+        """ "The claim was submitted and is awaiting review", "the trip was cancelled, then
+        reinstated": of two statuses one sentence gives a thing, the later one is the one it
+        has now (what happened to it is told in order). A denied status stays, and "blocked"
+        (which comes with what blocks it) is left alone."""
+        said: dict[str, list[tuple[int, tuple[str, str, str, bool]]]] = {}
+        for key, at in self.status_at.items():
+            if (
+                not key[3]
+                and key in self.edges
+                and self.edges[key].attributes.get("status") != "blocked"
+            ):
+                said.setdefault(key[0], []).append((at, key))
+        for src, keys in said.items():
+            if len({k[2] for _, k in keys}) < 2:
+                continue
+            keys.sort()
+            for _, key in keys[:-1]:
+                del self.edges[key]
+            if src in self.nodes:
+                self.nodes[src].attributes["status"] = self.edges[keys[-1][1]].attributes["status"]
 
     def _edge_args(
         self, m: Match, slot: str, toks: list[Token], *, no_person: bool, relation: str = ""
