@@ -25,8 +25,8 @@ that date a change from a moment on ("from now on", "from today", "going forward
 verbs of succession in a role ("take over", "hand over", "step in", "step down").
 
 Where a thing is changes too, and a note telling it often names neither the person nor the slot
-asked ("the build moves to the yard on Hale Street from Monday", "we've moved to Mill Yard!",
-"the party's now at the Crown"): a verb of moving something to another place (Levin 1993,
+asked ("the stall moves to the Cuthwin Exchange from June", "we've relocated to Oxlade!",
+"the quiz is now at the Tolland Arms"): a verb of moving something to another place (Levin 1993,
 11.2 "slide verbs" and 51.3.1's "move" class: move, relocate, transfer, shift, decamp) or the
 adverb "now", followed within a few words by a capitalised name (:func:`relocates`).
 """
@@ -62,8 +62,8 @@ _CHANGE = re.compile(
 )
 #: A change of place: a verb of moving something elsewhere, or "now", then within three
 #: lower-case words (a preposition, an article, "again") a capitalised name, in one sentence
-#: ("moves to the Hale Street lot", "moving again, Walthamstow this time", "is now at the
-#: Crown"). The name is the new place.
+#: ("moves to the Cuthwin Exchange", "relocating again, Oxlade this time", "is now at the
+#: Tolland Arms"). The name is the new place.
 _RELOCATED = re.compile(
     r"\b(?i:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing)|transfer(?:s|red|ring)?"
     r"|shift(?:s|ed|ing)?|decamp(?:s|ed|ing)?|now)\b"
@@ -98,7 +98,7 @@ def marks_change(sentence: str) -> bool:
 
 def relocates(text: str) -> bool:
     """Whether ``text`` says something moved to a place it names ("we've moved to Mill
-    Yard", "the stall moves to the Corn Exchange"); see the module docstring."""
+    Yard", "the stall moves to the Cuthwin Exchange"); see the module docstring."""
     return bool(_RELOCATED.search(text))
 
 

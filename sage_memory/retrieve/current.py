@@ -7,8 +7,11 @@ Among the memories a search returns (after fusion and MMR chose them), two are *
 one slot* when
 
 - the graph says so: both state a value of one single-valued relation (lives in, works at,
-  status...; ``ExtractConfig.single_valued``) of one subject. Their order is then the values'
-  world time (``valid_from``), not the order the memories were said or added; or
+  status...; ``ExtractConfig.single_valued``) of one subject, and they name the same of the
+  query's names or the query names that subject (a person who moved from the asked team to
+  its twin is keyed by one slot in both teams' notes; the twin's note is not the asked
+  team's value). Their order is then the values' world time (``valid_from``), not the order
+  the memories were said or added; or
 - the graph gives in both a holder of the post the question names ("who is the club's
   treasurer now?": "Ilse is treasurer", later "Ilse stepped down; Omar is treasurer"), and
   they name the same of the query's names: a post has one holder at a time, so the slot is
@@ -24,7 +27,15 @@ one slot* when
 - a later statement says, in its sentence stating the slot asked, that the value changed
   ("commits merged into main, which has now reached 165"), and holds the slot words of an
   earlier statement that answers the query (:mod:`.change`): an update told in passing in a
-  long message whose whole text is far from the query.
+  long message whose whole text is far from the query. A note headed by another name than
+  the earlier one's heading, which holds the asked name ("Wragby Town: ..." after "Hethel
+  Rovers: ..."), is another team's, and restates nothing of it.
+
+- for a question asking where (now, or at a time), a later statement tells that the asked
+  team or thing moved to a named place ("we've relocated to Oxlade!", "the stall moves to
+  the Cuthwin Exchange"; :func:`.change.relocates`) and an earlier one that answers the query
+  names a place of it, both naming the same of the query's names: moves of things, not only
+  the graph's moves of people.
 
 - a later statement names a value an earlier one gives (a proper name it says besides the
   query's) with a change beside it ("Halden Press missed the date, so we switched to
@@ -474,7 +485,7 @@ class _Statements:
         if by_time:
             self.retold |= self._subject_retold(top, self.subjects)
         # A question asking where (now, or at a time): a later note saying that the asked
-        # team or thing moved to a named place ("we've moved to Mill Yard!") is a value of
+        # team or thing moved to a named place ("we've relocated to Oxlade!") is a value of
         # the place an earlier note gives ("the office is at Canal Street"), though it holds
         # none of the query's words.
         where = by_time and bool(_WHERE_ASKED.search(plan.text.casefold()))
@@ -601,7 +612,7 @@ class _Statements:
         shared = keys[a] & keys[b]
         if relevant and shared and (self._same_names(a, b) or self._subject_asked(shared)):
             # The graph says so: one subject, one single-valued relation. When that subject
-            # is not the one asked ("Marcus Hale is station officer", asked about a station),
+            # is not the one asked ("Yelland Brisco is head coach", asked about a club),
             # a note naming none of the query's names is another team's story of the same
             # person (a twin station he moved to), not a value of the asked one.
             return True
@@ -685,7 +696,7 @@ class _Statements:
 
     def _other_heading(self, old: str, new: str) -> bool:
         """Whether ``new`` is headed by another name than ``old``'s heading, which holds a
-        name the query says ("Ashby Parva: ..." after "Kelvedon Moor: ..."): a note headed by
+        name the query says ("Wragby Town: ..." after "Hethel Rovers: ..."): a note headed by
         another team is that team's, whatever its sentence leaves out."""
         mine, theirs = title(self.memories[old].text), title(self.memories[new].text)
         if not theirs or not _named(mine, self.plan.names) or _named(theirs, self.plan.names):

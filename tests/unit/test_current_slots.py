@@ -105,9 +105,9 @@ def test_a_hub_slot_brings_nothing_in() -> None:
 
 
 def test_a_twin_teams_note_on_the_same_person_is_no_value_of_the_asked_team() -> None:
-    # Dana coached Ferris Rovers, then moved to Alder Town; the graph keys both notes of her
-    # role by Dana, but the question asks about the Rovers, and the Alder Town note names
-    # neither the Rovers nor is Dana the one asked: it must not lead the Rovers' statements.
+    # Yelland coached Hethel Rovers, then moved to Wragby Town; the graph keys both notes of her
+    # role by Yelland, but the question asks about the Rovers, and the Wragby Town note names
+    # neither the Rovers nor is Yelland the one asked: it must not lead the Rovers' statements.
     def role(eid: str, start: int, end: int | None, mid: str) -> SlotValue:
         edge = Edge(
             eid, SCOPE, "dana", "coach", "HAS_ROLE", valid_from=_day(start),
@@ -116,9 +116,11 @@ def test_a_twin_teams_note_on_the_same_person_is_no_value_of_the_asked_team() ->
         return SlotValue(("dana", "HAS_ROLE"), edge.valid_from, edge)
 
     memories = {
-        "rovers": _memory("rovers", "Ferris Rovers: Dana Quill is head coach this season.", 2),
-        "after": _memory("after", "Ferris Rovers: Dana left, Bo Mensah is our new head coach.", 6),
-        "twin": _memory("twin", "Alder Town: Dana Quill takes over as head coach.", 7),
+        "rovers": _memory("rovers", "Hethel Rovers: Yelland Brisco is head coach this season.", 2),
+        "after": _memory(
+            "after", "Hethel Rovers: Yelland left, Ulric Quarrendon is our new head coach.", 6
+        ),
+        "twin": _memory("twin", "Wragby Town: Yelland Brisco takes over as head coach.", 7),
     }
     vectors = {
         "rovers": _unit(1, 0, 0),
@@ -129,14 +131,14 @@ def test_a_twin_teams_note_on_the_same_person_is_no_value_of_the_asked_team() ->
     slots = Slots(
         {"rovers": [first], "twin": [second]},
         {("dana", "HAS_ROLE"): [first, second]},
-        {"dana": ("dana quill",)},
+        {"dana": ("yelland brisco",)},
     )
     scores = {"rovers": 1.0, "twin": 0.9, "after": 0.6}
-    plan = analyze("Who is the head coach at Ferris Rovers now?", NOW)
+    plan = analyze("Who is the head coach at Hethel Rovers now?", NOW)
     out = current_first(scores, memories, vectors, _unit(1, 0.2, 0.2), plan, None, slots)
     assert _order(out)[0] == "after"
     assert out["twin"] == scores["twin"]
-    # Asked about Dana herself, both notes are values of her role: the latest leads.
-    plan = analyze("What is Dana Quill's role now?", NOW)
+    # Asked about Yelland herself, both notes are values of her role: the latest leads.
+    plan = analyze("What is Yelland Brisco's role now?", NOW)
     out = current_first(scores, memories, vectors, _unit(1, 0.2, 0.2), plan, None, slots)
     assert _order(out)[0] == "twin"
