@@ -23,6 +23,12 @@ extend, shorten, expand, improve, reach, replace: Levin 1993, "verbs of change o
 "calibratable change of state" classes), the "from X to Y" frame of a change, the adverbials
 that date a change from a moment on ("from now on", "from today", "going forward") and the phrasal
 verbs of succession in a role ("take over", "hand over", "step in", "step down").
+
+Where a thing is changes too, and a note telling it often names neither the person nor the slot
+asked ("the stall moves to the Cuthwin Exchange from June", "we've relocated to Oxlade!",
+"the quiz is now at the Tolland Arms"): a verb of moving something to another place (Levin 1993,
+11.2 "slide verbs" and 51.3.1's "move" class: move, relocate, transfer, shift, decamp) or the
+adverb "now", followed within a few words by a capitalised name (:func:`relocates`).
 """
 
 from __future__ import annotations
@@ -54,6 +60,15 @@ _CHANGE = re.compile(
     r"|tak(?:e|es|en|ing) over|took over|hand(?:s|ed|ing)? over"
     r"|step(?:s|ped|ping)? (?:in|down|up|back|aside))\b"
 )
+#: A change of place: a verb of moving something elsewhere, or "now", then within three
+#: lower-case words (a preposition, an article, "again") a capitalised name, in one sentence
+#: ("moves to the Cuthwin Exchange", "relocating again, Oxlade this time", "is now at the
+#: Tolland Arms"). The name is the new place.
+_RELOCATED = re.compile(
+    r"\b(?i:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing)|transfer(?:s|red|ring)?"
+    r"|shift(?:s|ed|ing)?|decamp(?:s|ed|ing)?|now)\b"
+    r"(?:[^\S\n]*[,;\u2013-]?[^\S\n]+[a-z][\w'\u2019-]*){0,3}[^\S\n]*[,;\u2013-]?[^\S\n]+[A-Z][a-z]"
+)
 #: Words between a change cue and the slot's word for the cue to be about the slot.
 NEAR = 6
 #: Where a sentence ends: a full stop, question or exclamation mark before a space, or a
@@ -79,6 +94,12 @@ def asks_now(text: str) -> bool:
 def marks_change(sentence: str) -> bool:
     """Whether ``sentence`` says a value changed ("the quota is now 1,200 a day")."""
     return bool(_CHANGE.search(sentence.casefold()))
+
+
+def relocates(text: str) -> bool:
+    """Whether ``text`` says something moved to a place it names ("we've moved to Mill
+    Yard", "the stall moves to the Cuthwin Exchange"); see the module docstring."""
+    return bool(_RELOCATED.search(text))
 
 
 def changes_slot(

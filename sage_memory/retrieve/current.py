@@ -7,8 +7,11 @@ Among the memories a search returns (after fusion and MMR chose them), two are *
 one slot* when
 
 - the graph says so: both state a value of one single-valued relation (lives in, works at,
-  status...; ``ExtractConfig.single_valued``) of one subject. Their order is then the values'
-  world time (``valid_from``), not the order the memories were said or added; or
+  status...; ``ExtractConfig.single_valued``) of one subject, and they name the same of the
+  query's names or the query names that subject (a person who moved from the asked team to
+  its twin is keyed by one slot in both teams' notes; the twin's note is not the asked
+  team's value). Their order is then the values' world time (``valid_from``), not the order
+  the memories were said or added; or
 - the graph gives in both a holder of the post the question names ("who is the club's
   treasurer now?": "Ilse is treasurer", later "Ilse stepped down; Omar is treasurer"), and
   they name the same of the query's names: a post has one holder at a time, so the slot is
@@ -24,7 +27,15 @@ one slot* when
 - a later statement says, in its sentence stating the slot asked, that the value changed
   ("commits merged into main, which has now reached 165"), and holds the slot words of an
   earlier statement that answers the query (:mod:`.change`): an update told in passing in a
-  long message whose whole text is far from the query.
+  long message whose whole text is far from the query. A note headed by another name than
+  the earlier one's heading, which holds the asked name ("Wragby Town: ..." after "Hethel
+  Rovers: ..."), is another team's, and restates nothing of it.
+
+- for a question asking where (now, or at a time), a later statement tells that the asked
+  team or thing moved to a named place ("we've relocated to Oxlade!", "the stall moves to
+  the Cuthwin Exchange"; :func:`.change.relocates`) and an earlier one that answers the query
+  names a place of it, both naming the same of the query's names: moves of things, not only
+  the graph's moves of people.
 
 - a later statement names a value an earlier one gives (a proper name it says besides the
   query's) with a change beside it ("Halden Press missed the date, so we switched to
@@ -74,6 +85,7 @@ from sage_memory.retrieve.change import (
     changes_slot,
     marks_change,
     names_nothing,
+    relocates,
     retold_value,
     sentences,
     slot_sentence,
@@ -392,6 +404,7 @@ class _Statements:
     ) -> None:
         q = np.asarray(qvec, dtype=np.float32)
         self.memories, self.plan = memories, plan
+        self.subjects = subjects or {}
         self.mat = {i: np.asarray(vectors[i], dtype=np.float32) for i in top}
         self.to_query = {i: float(self.mat[i] @ q) for i in top}
         self.floor = RELEVANT_SHARE * max(self.to_query.values(), default=0.0)
@@ -470,7 +483,14 @@ class _Statements:
             and self._retells(old, new, values[old], asked)
         }
         if by_time:
-            self.retold |= self._subject_retold(top, subjects or {})
+            self.retold |= self._subject_retold(top, self.subjects)
+        # A question asking where (now, or at a time): a later note saying that the asked
+        # team or thing moved to a named place ("we've relocated to Oxlade!") is a value of
+        # the place an earlier note gives ("the office is at Canal Street"), though it holds
+        # none of the query's words.
+        where = by_time and bool(_WHERE_ASKED.search(plan.text.casefold()))
+        self.placed = {i for i in top if where and _PLACE_NAMED.search(body(memories[i].text))}
+        self.moved = {i for i in top if where and relocates(body(memories[i].text))}
         self.told = set(self.changed)
         self.changed |= {new for _, new in self.retold}
         self.retelling = {i for pair in self.retold for i in pair}
@@ -589,8 +609,13 @@ class _Statements:
         # Both must answer the query about as well as the best: a slot the query does not
         # ask about (what "the user" prefers, in a question about a count) is not joined.
         relevant = min(self.to_query[a], self.to_query[b]) >= self.floor
-        if relevant and keys[a] & keys[b]:
-            return True  # the graph says so: one subject, one single-valued relation
+        shared = keys[a] & keys[b]
+        if relevant and shared and (self._same_names(a, b) or self._subject_asked(shared)):
+            # The graph says so: one subject, one single-valued relation. When that subject
+            # is not the one asked ("Yelland Brisco is head coach", asked about a club),
+            # a note naming none of the query's names is another team's story of the same
+            # person (a twin station he moved to), not a value of the asked one.
+            return True
         if relevant and self.held[a] & self.held[b] and self._same_names(a, b):
             # Two holders of the post the question names ("Ilse is treasurer", later "Ilse
             # stepped down; Omar is treasurer"): one slot, its holder, though the graph keys
@@ -608,6 +633,8 @@ class _Statements:
         # own team, not the asked one); two that name none of them may be one slot.
         if (names[a] or names[b]) and not names[a] & names[b]:
             return False
+        if self._moved_from(a, b) or self._moved_from(b, a):
+            return True
         if not relevant:
             return False
         # The words of the slot asked (the query's words other than its names) that both
@@ -619,6 +646,32 @@ class _Statements:
         # header and topic, so closeness alone chains a preamble to every slot it mentions.
         near = b in self.near[a] and a in self.near[b]
         return near and float(self.mat[a] @ self.mat[b]) >= PARAPHRASE
+
+    def _subject_asked(self, keys: AbstractSet[tuple[str, str]]) -> bool:
+        """Whether the query names the subject of one of these slots (every word of one of
+        its names is a word of the query's names), or a subject's names were not read (then
+        the graph's word stands)."""
+        asked = {w for n in self.plan.names for w in word_tokens(n)}
+        for subject, _ in keys:
+            names = self.subjects.get(subject)
+            if names is None:
+                return True
+            if any((words := set(word_tokens(n))) and words <= asked for n in names):
+                return True
+        return False
+
+    def _moved_from(self, old: str, new: str) -> bool:
+        """``new``, said later, tells that the asked team or thing moved to a named place,
+        and ``old``, which answers the query, names a place (or a move) of it: two values of
+        where it is. Both must name the same of the query's names (a twin team moves too),
+        or the query names none."""
+        if new not in self.moved or old not in self.placed | self.moved:
+            return False
+        if self.memories[new].timestamp <= self.memories[old].timestamp:
+            return False
+        if self.plan.names and not self.names[old] & self.names[new]:
+            return False
+        return self.to_query[old] >= self.floor
 
     def restates(self, old: str, new: str) -> bool:
         """``new``, said later, restates ``old``'s slot with a change: its slot sentence says
@@ -639,7 +692,16 @@ class _Statements:
         # A value told in passing leaves out the name of what it counts ("commits merged
         # into main, which has now reached 165"); a twin team's note names its own team.
         span = statement_span(sentence, _stems, self.qterms)
-        return not named and names_nothing(span)
+        return not named and names_nothing(span) and not self._other_heading(old, new)
+
+    def _other_heading(self, old: str, new: str) -> bool:
+        """Whether ``new`` is headed by another name than ``old``'s heading, which holds a
+        name the query says ("Wragby Town: ..." after "Hethel Rovers: ..."): a note headed by
+        another team is that team's, whatever its sentence leaves out."""
+        mine, theirs = title(self.memories[old].text), title(self.memories[new].text)
+        if not theirs or not _named(mine, self.plan.names) or _named(theirs, self.plan.names):
+            return False
+        return any(w[:1].isupper() for w in theirs.split())
 
 
 def _posts_named(names: Sequence[str], asked: frozenset[str]) -> bool:

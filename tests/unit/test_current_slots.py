@@ -102,3 +102,43 @@ def test_a_hub_slot_brings_nothing_in() -> None:
     many = [_value(f"e{i}", f"place {i}", 1, 2, f"m{i}") for i in range(MAX_VALUES)]
     hub = Slots({"recap": [BAKERY]}, {KEY: [BAKERY, *many, PRINT_SHOP]})
     assert newer_values(hub, ["recap"], None) == []
+
+
+def test_a_twin_teams_note_on_the_same_person_is_no_value_of_the_asked_team() -> None:
+    # Yelland coached Hethel Rovers, then moved to Wragby Town; the graph keys both notes of her
+    # role by Yelland, but the question asks about the Rovers, and the Wragby Town note names
+    # neither the Rovers nor is Yelland the one asked: it must not lead the Rovers' statements.
+    def role(eid: str, start: int, end: int | None, mid: str) -> SlotValue:
+        edge = Edge(
+            eid, SCOPE, "dana", "coach", "HAS_ROLE", valid_from=_day(start),
+            valid_to=None if end is None else _day(end), memory_ids=(mid,),
+        )  # fmt: skip
+        return SlotValue(("dana", "HAS_ROLE"), edge.valid_from, edge)
+
+    memories = {
+        "rovers": _memory("rovers", "Hethel Rovers: Yelland Brisco is head coach this season.", 2),
+        "after": _memory(
+            "after", "Hethel Rovers: Yelland left, Ulric Quarrendon is our new head coach.", 6
+        ),
+        "twin": _memory("twin", "Wragby Town: Yelland Brisco takes over as head coach.", 7),
+    }
+    vectors = {
+        "rovers": _unit(1, 0, 0),
+        "after": _unit(0.8, 0.6, 0),
+        "twin": _unit(0.7, 0, 0.7),
+    }
+    first, second = role("r1", 2, 7, "rovers"), role("r2", 7, None, "twin")
+    slots = Slots(
+        {"rovers": [first], "twin": [second]},
+        {("dana", "HAS_ROLE"): [first, second]},
+        {"dana": ("yelland brisco",)},
+    )
+    scores = {"rovers": 1.0, "twin": 0.9, "after": 0.6}
+    plan = analyze("Who is the head coach at Hethel Rovers now?", NOW)
+    out = current_first(scores, memories, vectors, _unit(1, 0.2, 0.2), plan, None, slots)
+    assert _order(out)[0] == "after"
+    assert out["twin"] == scores["twin"]
+    # Asked about Yelland herself, both notes are values of her role: the latest leads.
+    plan = analyze("What is Yelland Brisco's role now?", NOW)
+    out = current_first(scores, memories, vectors, _unit(1, 0.2, 0.2), plan, None, slots)
+    assert _order(out)[0] == "twin"
