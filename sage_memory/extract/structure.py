@@ -1445,6 +1445,10 @@ class _Reading:
         f = m.phrase.flags
         if "task_target" in f and not all(x.kind == TASK for x in b):
             return False
+        if "event_target" in f and any(
+            x.words and x.words[-1] in self.lex.words("progress_nouns") for x in b
+        ):
+            return False  # "ahead of schedule": a measure of progress, no later step
         if m.phrase.pattern.startswith("to {A}") and not all(x.kind == TASK for x in a):
             return False  # a purpose infinitive ("to renew X, ..."), not "moved to Ghent, ..."
         people = self.lex.words("person_nouns") | self.lex.words("role_heads")

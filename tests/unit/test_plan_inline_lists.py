@@ -69,3 +69,38 @@ def test_a_step_of_a_phrasal_verb_alone_keeps_its_particle() -> None:
 def test_a_noun_modifier_lends_no_verb_to_a_verbless_step() -> None:
     names = {t for _, t in order("Pool night: swim test first, then the relay drill.")}
     assert "swim the relay drill" not in names
+
+
+# --- "ahead of" and steps named by an ordinal ------------------------------------------------
+
+
+@needs_parser
+def test_a_postposed_ahead_of_orders_the_acts() -> None:
+    found = order("We rinse the nets ahead of mending them.")
+    assert ("rinse the nets", "mend the nets") in found or ("rinse the nets", "mend them") in found
+
+
+@needs_parser
+def test_ahead_of_schedule_orders_nothing() -> None:
+    assert not order("The harbour wall repair is running ahead of schedule.")
+    assert not order("We mended the nets ahead of time.")
+
+
+@needs_parser
+def test_an_ordinal_step_noun_opens_a_step() -> None:
+    found = order("The first job is to clear the gutters. The next step is to patch the flashing.")
+    assert ("clear the gutters", "patch the flashing") in found
+
+
+@needs_parser
+def test_the_last_step_named_closes_the_plan() -> None:
+    found = order(
+        "Start by sweeping the yard, then hose the steps, and the last step is to oil the gate."
+    )
+    assert ("hose the steps", "oil the gate") in found
+
+
+@needs_parser
+def test_putting_one_step_ahead_of_another_orders_them() -> None:
+    found = order("Tomas has put the sail repair ahead of the mast inspection.")
+    assert ("sail repair", "mast inspection") in found
