@@ -50,11 +50,14 @@ from sage_memory.extract.word import (
     AUX,
     CODE,
     CONJ,
+    DET,
     MODAL,
     NEG,
     NOMINAL,
     NOUN,
+    POSS,
     PREP,
+    PRON,
     PROPN,
     PUNCT,
     VERB,
@@ -1175,6 +1178,18 @@ class _Reading:
         start before dawn": the guide is no step)."""
         if m.phrase.relation != "PRECEDES" or not m.literals:
             return True
+        # "X comes first, and after that the drill": "after that" points back to the step
+        # before it (a sequence marker, as "then"); the drill follows X, it does not precede
+        # it. A demonstrative that heads a noun ("after that meeting") is no pointer.
+        for k in m.literals:
+            nxt = toks[k + 1 : k + 3]
+            if (
+                toks[k].lower in ("after", "before")
+                and nxt
+                and nxt[0].lower in ("that", "this")
+                and (len(nxt) == 1 or nxt[1].pos in (DET, POSS, PRON, PUNCT, ADV))
+            ):
+                return False
         recurrence = self.lex.words("recurrence")
         saying = self.lex.words("saying_verbs")
         said = [k for k, t in enumerate(toks) if t.pos == VERB and t.lemma in saying]

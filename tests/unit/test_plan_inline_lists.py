@@ -104,3 +104,10 @@ def test_the_last_step_named_closes_the_plan() -> None:
 def test_putting_one_step_ahead_of_another_orders_them() -> None:
     found = order("Tomas has put the sail repair ahead of the mast inspection.")
     assert ("sail repair", "mast inspection") in found
+
+
+@needs_parser
+def test_after_that_points_back_and_reverses_no_order() -> None:
+    found = order("The hedge trim comes first, and after that the lawn edging.")
+    assert ("lawn edging", "hedge trim") not in found
+    assert not any(t.startswith("hedge trim") and s == "lawn edging" for s, t in found)
