@@ -111,3 +111,10 @@ def test_after_that_points_back_and_reverses_no_order() -> None:
     found = order("The hedge trim comes first, and after that the lawn edging.")
     assert ("lawn edging", "hedge trim") not in found
     assert not any(t.startswith("hedge trim") and s == "lawn edging" for s, t in found)
+
+
+@needs_parser
+def test_waiting_until_after_orders_the_steps_and_names_no_waiting() -> None:
+    found = order("Grouting waits until after the tiling.")
+    assert ("tiling", "grout") in found or ("tiling", "grouting") in found
+    assert not any("wait" in t for _, t in found)
