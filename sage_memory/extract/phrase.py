@@ -637,13 +637,8 @@ class PhraseReader:
         manner = e - s == 2 and toks[s + 1].pos == ADV and toks[s + 1].lower.endswith("ly")
         if not manner:  # "work remotely" keeps its manner adverb
             e = self._trim_end(toks, s, e) if e - s > 1 else e
-        # a particle the parse tags as one is part of its verb ("warm up", "sign off")
         while e > s + 1 and (
-            (
-                toks[e - 1].pos in (PREP, CONJ, DET, POSS)
-                and not (e - 1 == s + 1 and _particle(toks[e - 1]))
-            )
-            or toks[e - 1].lower in self.interjections
+            toks[e - 1].pos in (PREP, CONJ, DET, POSS) or toks[e - 1].lower in self.interjections
         ):
             e -= 1
         span = toks[s:e][:_MAX_NAME_TOKENS]
@@ -814,8 +809,3 @@ def subject_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:
     while hi < e and toks[hi].pos in (NOUN, PROPN) and toks[hi - 1].pos in (NOUN, PROPN):
         hi += 1  # a compound the parse split ("QA sign-off has ..."): its nouns stay together
     return lo, hi
-
-
-def _particle(t: Token) -> bool:
-    """A particle of a phrasal verb as the parse tags it ("up" of "warm up")."""
-    return t.tag == "RP" and t.lower in _PARTICLES

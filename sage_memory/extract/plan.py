@@ -38,6 +38,8 @@ from sage_memory.extract.word import (
 #: Verbs of saying and of wanting whose complement is the step ("Ana says X", "we plan to X").
 _REPORTING = frozenset({"say", "tell", "insist", "reckon", "think", "suggest"})
 _WANTING = frozenset({"want", "need", "plan", "hope", "intend", "try", "decide", "like", "have"})
+#: Particles of phrasal verbs ("warm up", "sign off", "pack away").
+_PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away", "in", "on", "through"})
 #: Marks that end a heading before the steps it heads ("Plan: ...", "Release 2 - ...").
 _HEADING_ENDS = frozenset({":", "—", "–", "-"})
 _LIST_ITEM = re.compile(r"(?i)^\s*(?:\d{1,2}[.)]|step\s*\d+\s*[:.)-]?|[-*•])\s+")
@@ -47,6 +49,15 @@ def _phrasal(toks: list[Token], k: int, e: int) -> bool:
     """A word the parse reads as an adverb or an adjective that is the verb of a phrasal
     verb, its particle after it ("back up the database", "warm up", "clean out the shed")."""
     return k + 1 < e and toks[k + 1].tag == "RP" and "VERB" in word_senses(toks[k].lower)
+
+
+def _with_particle(name: str, toks: list[Token], k: int, e: int) -> str:
+    """A step that is a phrasal verb alone keeps its particle ("warm up"), which the name of a
+    verb phrase drops as a stray preposition."""
+    t = toks[k + 1] if k + 1 < e else None
+    if " " in name or t is None or t.tag != "RP" or t.lower not in _PARTICLES:
+        return name
+    return f"{name} {t.lower}"
 
 
 def _count(toks: list[Token], i: int) -> tuple[int, int]:
@@ -472,7 +483,7 @@ class PlanReader:
         if k < e and toks[k].pos == VERB:
             end = self.reader._vp_end(toks, k, e)
             arg = self.reader._task(toks, k, end)
-            return arg.name, base_form(toks[k].lower) if parsed else ""
+            return _with_particle(arg.name, toks, k, e), base_form(toks[k].lower) if parsed else ""
         if (k < e and toks[k].pos in NOMINAL | {CODE}) or (k < e and toks[k].lower in ("the", "a")):
             end = self.reader._np_end(toks, k, e)
             words = _join(toks[k:end])
