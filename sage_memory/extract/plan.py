@@ -38,9 +38,63 @@ from sage_memory.extract.word import (
 #: Verbs of saying and of wanting whose complement is the step ("Ana says X", "we plan to X").
 _REPORTING = frozenset({"say", "tell", "insist", "reckon", "think", "suggest"})
 _WANTING = frozenset({"want", "need", "plan", "hope", "intend", "try", "decide", "like", "have"})
+#: Particles of phrasal verbs ("warm up", "sign off", "pack away").
+_PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away", "in", "on", "through"})
 #: Marks that end a heading before the steps it heads ("Plan: ...", "Release 2 - ...").
 _HEADING_ENDS = frozenset({":", "—", "–", "-"})
 _LIST_ITEM = re.compile(r"(?i)^\s*(?:\d{1,2}[.)]|step\s*\d+\s*[:.)-]?|[-*•])\s+")
+
+
+def _phrasal(toks: list[Token], k: int, e: int) -> bool:
+    """A word the parse reads as an adverb or an adjective that is the verb of a phrasal
+    verb, its particle after it ("back up the database", "warm up", "clean out the shed")."""
+    return k + 1 < e and toks[k + 1].tag == "RP" and "VERB" in word_senses(toks[k].lower)
+
+
+def _with_particle(name: str, toks: list[Token], k: int, e: int) -> str:
+    """A step that is a phrasal verb alone keeps its particle ("warm up"), which the name of a
+    verb phrase drops as a stray preposition."""
+    t = toks[k + 1] if k + 1 < e else None
+    if " " in name or t is None or t.tag != "RP" or t.lower not in _PARTICLES:
+        return name
+    return f"{name} {t.lower}"
+
+
+def _count(toks: list[Token], i: int) -> tuple[int, int]:
+    """(place in the count, length) of an item number at ``i``: "2." or "2)", "(2)", "b)" or
+    "(b)"; (0, 0) when there is none."""
+    k = i + 1 if toks[i].lower == "(" else i
+    if (
+        k + 1 >= len(toks)
+        or toks[k + 1].lower not in (")", ".")
+        or (k > i and toks[k + 1].lower != ")")
+    ):
+        return 0, 0
+    word = toks[k].lower
+    if word.isdigit() and len(word) <= 2:
+        return int(word), k + 2 - i
+    if len(word) == 1 and "a" <= word <= "h" and (k > i or toks[k + 1].lower == ")"):
+        return ord(word) - ord("a") + 1, k + 2 - i
+    return 0, 0
+
+
+def enumerators(toks: list[Token]) -> list[tuple[int, int, str]]:
+    """The numbers of an inline list ("Checklist: 1) sand the deck 2) oil it 3) ...", "(a)
+    ... (b) ..."), as step cuts: the first is a "first" marker, the rest "next" ones. Only
+    a run that counts up from one by one is a list: "route 66) closes" or a lone "b)" is
+    none."""
+    found = [(i, *_count(toks, i)) for i in range(len(toks))]
+    marks = [(i, n) for i, place, n in found if place == 1] if found else []
+    if not marks:
+        return []
+    start, n = marks[0]
+    cuts = [(start, start + n, "first")]
+    want = 2
+    for i, place, length in found:
+        if i >= cuts[-1][1] and place == want:
+            cuts.append((i, i + length, "next"))
+            want += 1
+    return cuts if len(cuts) > 1 else []
 
 
 @dataclass(slots=True)
@@ -321,6 +375,10 @@ class PlanReader:
     def _cuts(self, toks: list[Token]) -> list[tuple[int, int, str]]:
         """The order markers of a sentence that start a step: (start, end, kind)."""
         cuts: list[tuple[int, int, str]] = [(i, j, "next") for i, j in self.arrow_marks(toks)]
+        counted = enumerators(toks)
+        cuts += counted
+        # "3) first solo shift": an ordinal after an item's number is part of its name
+        numbered = {j for _, j, _ in counted}
         for i in range(len(toks)):
             kind, n = self._marker(toks, i)
             if not kind:
@@ -331,7 +389,7 @@ class PlanReader:
             at_end = kind == "first" and (
                 i + n == len(toks) or toks[i + n].lower in (",", "and", ";", ".")
             )
-            if at_break or at_end:
+            if (at_break or at_end) and i not in numbered:
                 cuts.append((i, i + n, kind))
         return sorted(cuts)
 
@@ -392,7 +450,7 @@ class PlanReader:
             e -= 1
         k = s
         while k < e and (
-            toks[k].pos in (PRON, MODAL, AUX, ADV, NEG, PART)
+            (toks[k].pos in (PRON, MODAL, AUX, ADV, NEG, PART) and not _phrasal(toks, k, e))
             or toks[k].lower
             in (
                 "need",
@@ -409,6 +467,9 @@ class PlanReader:
             )
         ):
             k += 1
+        # a word the parse read as a noun ("swim test", "dry cleaning ticket") names its step
+        # as a verb here, but is no verb a later verbless step may borrow
+        parsed = k < e and (toks[k].pos == VERB or not toks[k].tag)
         if (
             k < e
             and toks[k].pos != VERB
@@ -422,7 +483,7 @@ class PlanReader:
         if k < e and toks[k].pos == VERB:
             end = self.reader._vp_end(toks, k, e)
             arg = self.reader._task(toks, k, end)
-            return arg.name, base_form(toks[k].lower)
+            return _with_particle(arg.name, toks, k, e), base_form(toks[k].lower) if parsed else ""
         if (k < e and toks[k].pos in NOMINAL | {CODE}) or (k < e and toks[k].lower in ("the", "a")):
             end = self.reader._np_end(toks, k, e)
             words = _join(toks[k:end])

@@ -64,6 +64,7 @@ from sage_memory.extract.word import (
     NOUN,
     POSS,
     PREP,
+    PRON,
     PROPN,
     PUNCT,
     VERB,
@@ -1302,6 +1303,18 @@ class _Reading:
         start before dawn": the guide is no step)."""
         if m.phrase.relation != "PRECEDES" or not m.literals:
             return True
+        # "X comes first, and after that the drill": "after that" points back to the step
+        # before it (a sequence marker, as "then"); the drill follows X, it does not precede
+        # it. A demonstrative that heads a noun ("after that meeting") is no pointer.
+        for k in m.literals:
+            nxt = toks[k + 1 : k + 3]
+            if (
+                toks[k].lower in ("after", "before")
+                and nxt
+                and nxt[0].lower in ("that", "this")
+                and (len(nxt) == 1 or nxt[1].pos in (DET, POSS, PRON, PUNCT, ADV))
+            ):
+                return False
         recurrence = self.lex.words("recurrence")
         saying = self.lex.words("saying_verbs")
         said = [k for k, t in enumerate(toks) if t.pos == VERB and t.lemma in saying]
@@ -1604,6 +1617,10 @@ class _Reading:
         f = m.phrase.flags
         if "task_target" in f and not all(x.kind == TASK for x in b):
             return False
+        if "event_target" in f and any(
+            x.words and x.words[-1] in self.lex.words("progress_nouns") for x in b
+        ):
+            return False  # "ahead of schedule": a measure of progress, no later step
         if m.phrase.pattern.startswith("to {A}") and not all(x.kind == TASK for x in a):
             return False  # a purpose infinitive ("to renew X, ..."), not "moved to Ghent, ..."
         people = self.lex.words("person_nouns") | self.lex.words("role_heads")

@@ -252,7 +252,7 @@ def split_sentences(text: str) -> list[Segment]:
                 )
             ):
                 continue
-            if _BARE_NUMBER.match(text[start : cut + 1]):
+            if _BARE_NUMBER.match(text[start : cut + 1]) or _inline_number(text, start, m):
                 continue
             cut = m.start() + len(mark.rstrip())
         elif mark[0] == "\n":
@@ -264,6 +264,23 @@ def split_sentences(text: str) -> list[Segment]:
         start = m.end()
     _append(out, text, start, len(text))
     return out
+
+
+_NUMBER_ENDS = re.compile(r"(?:^|[\s:(])(\d{1,2})$")
+
+
+def _inline_number(text: str, start: int, m: re.Match[str]) -> bool:
+    """The dot of a number of an inline list ("Steps: 1. rinse the jars 2. boil the lids"):
+    a bare number of one or two digits before a word, when the number next to it in the
+    count ("2." after "1.", "1." before "2.") also heads an item of the text."""
+    if m.group() != ". " and not m.group().startswith(". "):
+        return False
+    num = _NUMBER_ENDS.search(text, start, m.start())
+    after = text[m.end() : m.end() + 1]
+    if num is None or not after.isalpha():
+        return False
+    n = int(num.group(1))
+    return any(re.search(rf"(?:^|[\s:(]){k}\.\s+[A-Za-z]", text) for k in (n - 1, n + 1) if k > 0)
 
 
 def _append(out: list[Segment], text: str, start: int, end: int) -> None:
