@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from sage_memory.retrieve.reader import GraphReader
 from sage_memory.retrieve.seeds import LinkedNode, WordSeeds
+from sage_memory.retrieve.structure import stored_order
 from sage_memory.types import Edge, EdgeHit, Memory, MemoryHit, Node, Scope, replace
 from sage_memory.words import QUERY_STOPWORDS as STOPWORDS
 
@@ -263,9 +264,7 @@ def _capped(edges: Iterable[Edge], frontier: Sequence[str]) -> list[Edge]:
     per: Counter[str] = Counter()
     kept: list[Edge] = []
     wanted = set(frontier)
-    # Equal weights: the earliest stored first, so a rebuilt folder (new random ids) picks
-    # the same edge.
-    for e in sorted(edges, key=lambda e: (-e.weight, e.created_at, e.id)):
+    for e in sorted(edges, key=lambda e: (-e.weight, *stored_order(e))):
         if not e.is_current():
             continue
         ends = [n for n in (e.source_id, e.target_id) if n in wanted]

@@ -43,6 +43,7 @@ from sage_memory.llm.base import ChatModel
 from sage_memory.retrieve import context as ctx
 from sage_memory.retrieve import focus as fc
 from sage_memory.retrieve import kinds
+from sage_memory.retrieve import structure as st
 from sage_memory.retrieve.answer import StructureView, lead_memories, structure_view
 from sage_memory.retrieve.fusion import Weights, check_weights, preset
 from sage_memory.retrieve.graph import Ask, GraphEvidence, gather, hop_seeds, path_text, recall
@@ -278,7 +279,18 @@ class Retriever:
     def _edge_hits(self, g: GraphEvidence, view: StructureView, limit: int) -> list[EdgeHit]:
         names = {n.id: n.name for n in g.nodes.values()}
         names.update(view.names)
-        ranked = sorted(g.edges.values(), key=lambda e: -g.edge_scores.get(e.id, 0.0))
+        # Equal scores by what the edges say, not by the order their nodes' random ids read
+        # them in: a folder rebuilt from the same inputs lists the same facts.
+        ranked = sorted(
+            g.edges.values(),
+            key=lambda e: (
+                -g.edge_scores.get(e.id, 0.0),
+                names.get(e.source_id, ""),
+                e.relation,
+                names.get(e.target_id, ""),
+                *st.stored_order(e),
+            ),
+        )
         out: list[EdgeHit] = []
         for e in ranked[: limit * 2]:
             out.append(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sage_memory.retrieve.reader import GraphReader
@@ -151,11 +151,43 @@ def _steps(
     at: datetime | None,
 ) -> list[Step]:
     nodes = {n.id: n for n in store.get_nodes(scope, [nid for nid, _, _ in found])}
-    return [
-        Step(nodes[nid], e, d, status(store, scope, nodes[nid], at))
-        for nid, e, d in found
-        if nid in nodes
-    ]
+    return _in_told_order(
+        [
+            Step(nodes[nid], e, d, status(store, scope, nodes[nid], at))
+            for nid, e, d in found
+            if nid in nodes
+        ]
+    )
+
+
+def _in_told_order(steps: list[Step]) -> list[Step]:
+    """Neighbouring steps reached by facts of one sentence ("needs the bucket and the
+    cluster"), in the order the sentence names them: such facts share their storage time, and
+    their random ids must not order a rebuilt folder's answer."""
+
+    def group(s: Step) -> tuple[Any, ...] | None:
+        e = s.edge
+        return None if e is None else (s.hops, e.created_at, e.valid_from, e.fact, e.relation)
+
+    out: list[Step] = []
+    i = 0
+    while i < len(steps):
+        j = i + 1
+        key = group(steps[i])
+        while key is not None and j < len(steps) and group(steps[j]) == key:
+            j += 1
+        run = steps[i:j]
+        if len(run) > 1:
+            fact = (run[0].edge.fact if run[0].edge is not None else "").casefold()
+
+            def told_at(s: Step, fact: str = fact) -> tuple[int, str]:
+                at = fact.find(s.node.name.casefold())
+                return (len(fact) if at < 0 else at, s.node.name)
+
+            run.sort(key=told_at)
+        out += run
+        i = j
+    return out
 
 
 def predecessors(
@@ -362,12 +394,11 @@ def diagnose(
         elif e.relation == "SOLVED_BY" and e.source_id == node_id:
             fix_ids.append((e.target_id, e, 1))
     if cause_ids:
-        for e in _current(
-            store.edges_of(
-                scope, [c for c, _, _ in cause_ids], direction="out", relations=["SOLVED_BY"]
-            ),
-            at,
-        ):
+        edges = store.edges_of(
+            scope, [c for c, _, _ in cause_ids], direction="out", relations=["SOLVED_BY"]
+        )
+        # Several nodes' edges are listed by node id (random): in stored order instead.
+        for e in sorted(_current(edges, at), key=stored_order):
             fix_ids.append((e.target_id, e, 2))
     fix_ids = list({nid: (nid, e, d) for nid, e, d in reversed(fix_ids)}.values())[::-1]
     ends = [n for n, _, _ in cause_ids + fix_ids]
@@ -381,10 +412,8 @@ def diagnose(
     near.discard(node_id)
     pre: list[tuple[str, Edge | None, int]] = []
     if near:
-        for e in _current(
-            store.edges_of(scope, sorted(near), direction="out", relations=sorted(PRECONDITION)),
-            at,
-        ):
+        edges = store.edges_of(scope, sorted(near), direction="out", relations=sorted(PRECONDITION))
+        for e in sorted(_current(edges, at), key=stored_order):
             if e.target_id not in ends and e.target_id != node_id:
                 pre.append((e.target_id, e, 2))
     by_id = {s.node.id: s for s in steps}
@@ -525,9 +554,7 @@ def chain(
             return e.source_id if lead[e.relation] == "target" else e.target_id
 
         edges = _prefer_told(edges, near_of, told)
-        # Equal weights: the earliest stored first, so a rebuilt folder (new random ids) picks
-        # the same edge.
-        for e in sorted(edges, key=lambda e: (-e.weight, e.created_at, e.id)):
+        for e in sorted(edges, key=lambda e: (-e.weight, *stored_order(e))):
             end = lead[e.relation]
             src, dst = (e.source_id, e.target_id) if end == "target" else (e.target_id, e.source_id)
             if src in here and dst not in here and dst != node_id and dst not in seen:
@@ -536,6 +563,17 @@ def chain(
         frontier = nxt
     found = [(nid, e, d) for nid, (e, d) in seen.items()]
     return _steps(store, scope, found, at)
+
+
+def stored_order(e: Edge) -> tuple[Any, ...]:
+    """Edges of equal weight, earliest stored first; those one batch stored together by world
+    time, then by what they say. Their random ids come last, so a folder rebuilt from the same
+    inputs (new ids) picks and lists the same edges: the memories of one ``add_many`` share
+    their storage time."""
+    return (e.created_at, e.valid_from or _DAWN, e.fact, e.relation, e.id)
+
+
+_DAWN = datetime.min.replace(tzinfo=UTC)
 
 
 def stated_in(

@@ -358,3 +358,46 @@ def test_a_twin_storys_link_past_a_node_the_asked_story_reaches_is_not_followed(
     steps = context[context.index("## Next steps") : context.index("## Related background")]
     assert "launch blocked by deposit" in steps and own[:8] in steps
     assert "bank transfer" not in steps
+
+
+def test_links_stored_together_list_in_told_order_not_by_random_ids(tmp_path: Path) -> None:
+    """Facts of one ``add_many`` share their storage time and facts of one sentence share
+    everything but their random ids: the answer lists them by world time, then in the order
+    the sentence names them, so a folder rebuilt from the same inputs answers the same."""
+    mem = SageMemory(tmp_path / "m", embedder="hashing")
+    subjects = ["release", "audit", "migration", "launch", "rollout", "upgrade", "survey", "move"]
+    try:
+        mem.add_many(
+            [
+                item
+                for s in subjects
+                for item in (
+                    {"text": f"The {s} is blocked by the vendor contract.", "timestamp": T0},
+                    {
+                        "text": f"The {s} is blocked by the budget sign-off.",
+                        "timestamp": datetime(2026, 3, 1, tzinfo=UTC),
+                    },
+                )
+            ],
+            user_id="u",
+        )
+        for s in subjects:
+            assert names(mem.blockers(s, user_id="u")) == ["budget sign-off", "vendor contract"]
+        for i, s in enumerate(subjects):
+            plan, brief, nod = (
+                NodeSpec("a", f"{s} plan", "Task"),
+                NodeSpec("b", f"zeta brief {i}", "Task"),
+                NodeSpec("c", f"alpha approval {i}", "Task"),
+            )
+            said = f"The {s} plan depends on the zeta brief {i} and the alpha approval {i}."
+            mem.add_graph(
+                said,
+                nodes=[plan, brief, nod],
+                edges=[EdgeSpec("a", k, "DEPENDS_ON", fact=said) for k in ("b", "c")],
+                user_id="u",
+                timestamp=T0,
+            )
+            got = names(mem.blockers(f"{s} plan", user_id="u"))
+            assert got == [f"zeta brief {i}", f"alpha approval {i}"]  # told order, not names
+    finally:
+        mem.close()
