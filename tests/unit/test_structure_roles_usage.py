@@ -124,3 +124,44 @@ def test_a_compound_holder_drops_what_the_work_serves() -> None:
         "The class outing to the aquarium is postponed."
     )
     assert ("move to berlin", "on hold", False) in statuses("The move to Berlin is on hold.")
+
+
+# --- more phrasings of employment: signing on, contracting, shifts, tenure, leaving ----------
+
+
+@needs_parser
+@needs_types
+def test_employment_told_in_other_words() -> None:
+    assert ("kwame", "leeds united", False) in rel(
+        "Kwame signed with Leeds United as a physio.", "WORKS_AT"
+    )
+    assert ("joe", "verisk", False) in rel("Joe is contracting for Verisk until June.", "WORKS_AT")
+    assert ("tess", "hilton", False) in rel("Tess works night shifts at the Hilton.", "WORKS_AT")
+    assert ("ravi", "orbitek", False) in rel(
+        "After the buyout, Ravi stayed on at Orbitek.", "WORKS_AT"
+    )
+    assert ("dr. moss", "yale", False) in rel("Dr. Moss is on the faculty at Yale.", "WORKS_AT")
+    assert ("tom", "argos", True) in rel("Tom handed in his notice at Argos.", "WORKS_AT")
+
+
+@needs_parser
+@needs_types
+def test_signing_for_a_thing_is_no_job() -> None:
+    assert not rel("Mia signed for the petition as a witness.", "WORKS_AT")
+
+
+# --- membership: performing groups, and a membership held or lapsed ----------------------------
+
+
+@needs_parser
+@needs_types
+def test_membership_of_an_ensemble_and_a_membership_held_or_lapsed() -> None:
+    assert ("kiri", "tauranga ensemble", False) in rel(
+        "Kiri sings alto in the Tauranga Ensemble.", "MEMBER_OF"
+    )
+    held = edges("Ola has a membership at the Boulder Barn gym.")
+    assert ("ola", "MEMBER_OF", "boulder barn gym", False) in held
+    assert ("ola", "OWNS", "membership", False) not in held
+    assert ("ola", "fitzone", True) in rel(
+        "Ola's membership at Fitzone lapsed in May.", "MEMBER_OF"
+    )
