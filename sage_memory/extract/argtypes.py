@@ -55,6 +55,18 @@ CONDITION = (
 #: How much nearer the condition prototypes must be than any type of :data:`PROTOTYPES`.
 CONDITION_MARGIN = 0.03
 
+#: What a role reads as: a job, an occupation or a position (docs/relations.md, role: "person
+#: holds a role or job title"). Scored apart from :data:`PROTOTYPES` like :data:`CONDITION`: an
+#: appositive or copular role slot ("Ana, our new <C>,") names a role when C reads as one of
+#: these, so job titles no closed list holds ("sous-chef", "postdoc") are read too.
+OCCUPATION = (
+    "a job, an occupation or a profession",
+    "a job title or a position held at work",
+    "a worker, an employee or a professional",
+)
+#: How much nearer the occupation prototypes must be than any type of :data:`PROTOTYPES`.
+OCCUPATION_MARGIN = 0.04
+
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
 
@@ -73,7 +85,14 @@ def _embedder() -> Any:
                 texts = [t for ts in PROTOTYPES.values() for t in ts]
                 rows = np.asarray(embedder.embed_fixed(texts))
                 condition = np.asarray(embedder.embed_fixed(list(CONDITION)))
-                _state.update(embedder=embedder, labels=labels, rows=rows, condition=condition)
+                occupation = np.asarray(embedder.embed_fixed(list(OCCUPATION)))
+                _state.update(
+                    embedder=embedder,
+                    labels=labels,
+                    rows=rows,
+                    condition=condition,
+                    occupation=occupation,
+                )
             except Exception:  # no model files, no numpy: type nothing
                 _state["embedder"] = None
         return _state["embedder"]
@@ -125,4 +144,24 @@ def condition_score(name: str) -> float | None:
 def is_condition(name: str, margin: float = CONDITION_MARGIN) -> bool:
     """True when ``name`` reads as a symptom, an illness or a fault by a clear margin."""
     score = condition_score(name)
+    return score is not None and score >= margin
+
+
+@lru_cache(maxsize=8192)
+def occupation_score(name: str) -> float | None:
+    """How much nearer ``name`` is to a job or an occupation (:data:`OCCUPATION`) than to any
+    type of :data:`PROTOTYPES` (None when the embedder is not available)."""
+    embedder = _embedder()
+    scores = type_scores(name)
+    if embedder is None or not scores:
+        return None
+    import numpy as np
+
+    vec = np.asarray(embedder.embed([name]))[0]
+    return float(max(_state["occupation"] @ vec)) - scores[0][1]
+
+
+def is_occupation(name: str, margin: float = OCCUPATION_MARGIN) -> bool:
+    """True when ``name`` reads as a job title or an occupation by a clear margin."""
+    score = occupation_score(name)
     return score is not None and score >= margin

@@ -35,6 +35,7 @@ from sage_memory.extract.argtypes import (
     MARGIN,
     is_condition,
     is_instrument,
+    is_occupation,
     is_type,
     type_scores,
 )
@@ -489,7 +490,7 @@ class _Reading:
         requests = self._request_spans(toks)
         self.status_at = {}
         for m in kept:
-            if self._inside(m, hypothetical) or self._order_over_fact(m, kept):
+            if self._inside(m, hypothetical) or self._order_over_fact(m, kept, toks):
                 continue
             if self._inside(m, requests):
                 continue  # "please X before Y": asks the reader, states no order
@@ -842,7 +843,7 @@ class _Reading:
             word not in words and all(s <= k < e for k in m.literals) for s, e, word in spans
         )
 
-    def _order_over_fact(self, m: Match, kept: list[Match]) -> bool:
+    def _order_over_fact(self, m: Match, kept: list[Match], toks: list[Token]) -> bool:
         """An order whose argument holds another stated fact ("the coach suggested a warm-up
         before the match"): the fact is what is said, the order only when it happened."""
         if m.phrase.relation not in ("PRECEDES", "CAUSES"):
@@ -856,7 +857,7 @@ class _Reading:
         return any(
             n is not m
             and n.phrase.relation not in ("PRECEDES", "CONTAINS_TASK", "CAUSES", "HAS_STATUS")
-            and self._states_edge(n)
+            and self._states_edge(n, toks)
             and any(s <= min(n.literals) and max(n.literals) < e for s, e in spans)
             for n in kept
         )
@@ -966,6 +967,16 @@ class _Reading:
             for s in self.lex.words("role_suffixes")
         )
 
+    def _occupation(self, arg: Arg, toks: list[Token]) -> bool:
+        """A common noun phrase that reads as a job title by meaning ("sous-chef", "postdoc");
+        a name, a pronoun or an act ("contracting") is none."""
+        if arg.kind != NP or arg.proper or arg.code or not arg.words or len(arg.words) > 4:
+            return False
+        last = toks[arg.end - 1] if 0 < arg.end <= len(toks) else None
+        if last is None or last.pos not in (NOUN, ADJ) or last.lower.endswith("ing"):
+            return False
+        return is_occupation(arg.name)
+
     def _agent_noun(self, word: str, suffix: str) -> bool:
         """ "teacher", "editor", "trainee": an agent ending on a verb's stem names a doer;
         "river" or "collie" only end like one."""
@@ -1000,6 +1011,17 @@ class _Reading:
         other = max((v for k, v in scores.items() if k not in ("place", "group")), default=1.0)
         # by a clear margin: "the front desk" is nearly as much a piece of furniture
         return here - other >= MARGIN and not self._person_like(arg)
+
+    def _named_workplace(self, arg: Arg, toks: list[Token]) -> bool:
+        """One establishment ("a bakery", "the garage") whose head says a place of business;
+        several ("a few magazines") or one named after it ("a warehouse run by X", "a shop
+        called X") leave the employer to that name."""
+        if arg.kind != NP or not arg.words or arg.end > len(toks):
+            return False
+        last = toks[arg.end - 1]
+        if last.inflected == "s" or _head_word(arg) not in self.lex.words("workplace_heads"):
+            return False
+        return not (arg.end < len(toks) and toks[arg.end].pos == VERB)
 
     def _org_like(self, arg: Arg) -> bool:
         head = _head_word(arg)
@@ -1127,6 +1149,8 @@ class _Reading:
         "anything with sweetener" attaches "with" to the pronoun, not to the verb."""
         if m.phrase.relation != "USES" or not m.literals:
             return True
+        if "proper_target" in m.phrase.flags and not all(x.proper for x in b):
+            return False  # "we're on <an app>" uses it; "I'm on the phone" is an activity
         lo, hi = min(m.literals), max(m.literals)
         if toks[lo].lemma == "use" and lo + 1 < len(toks) and toks[lo + 1].lower == "to":
             return False
@@ -1359,7 +1383,13 @@ class _Reading:
                 return False
         if "role_slot=C" in f:
             c = m.slots.get("C", [])
-            if not c or not all(self._role_like(x) for x in c):
+            # a title read by meaning only where the slot holds the role alone: "a <C> at <B>"
+            # also says an employer, which a wider reading of C would claim ("best man at the
+            # wedding")
+            by_meaning = not m.slots.get("B")
+            if not c or not all(
+                self._role_like(x) or (by_meaning and self._occupation(x, toks)) for x in c
+            ):
                 return False
         return not (
             "agent_source" in f
@@ -1375,15 +1405,23 @@ class _Reading:
     def _groups_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         f = m.phrase.flags
         groups = self.lex.words("group_heads")
+        # "works for X", "teaches at X": a verb of work with the preposition of an employer
+        # names whom one works for, even when X also reads as a place ("at <school>") or
+        # heads a group ("for the council"); "left Lisbon", "is with the choir" do not
+        employer = "org_only" in f and self._employer_preposition(m, toks)
+        if "org_only" in f and m.phrase.weak and b and all(self._tool_typed(x, toks) for x in b):
+            return False  # "we're on <an app> now": a tool in use, no employer
         if (
             "org_only" in f
             and b
             and not all(
                 (
-                    (self._org_like(x) and not self._named_place(x))  # "left Lisbon": a home
+                    (self._org_like(x) and (employer or not self._named_place(x)))
                     or self._workplace(x, toks)
+                    or (employer and self._named_workplace(x, toks))
+                    or (x.possessor[:1].isupper() and _head_word(x) in self.lex.words("unit_heads"))
                 )
-                and (x.words[-1] if x.words else "") not in groups
+                and (employer or (x.words[-1] if x.words else "") not in groups)
                 for x in b
             )
         ):
@@ -1398,6 +1436,17 @@ class _Reading:
                 for x in b
             )
         )
+
+    def _employer_preposition(self, m: Match, toks: list[Token]) -> bool:
+        """Whether the match's object follows a preposition of employment ("for": in the
+        service of, Merriam-Webster for 1c; "at": the place of one's work) after a verb of
+        work, not after "be" ("has been at the club for years" may be a member's tenure)."""
+        lits = sorted(k for k in m.literals if 0 <= k < len(toks))
+        if not lits or any(toks[k].lemma == "be" for k in lits):
+            return False
+        b0 = m.spans["B"][0] if "B" in m.spans else -1
+        preps = [toks[k] for k in lits if k < b0 and toks[k].pos == PREP]
+        return bool(preps) and preps[-1].lower in self.lex.words("employer_prepositions")
 
     def _places_where_asked(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         if "place_only" in m.phrase.flags and b and not all(self._place_like(x) for x in b):
@@ -1909,6 +1958,69 @@ class _Reading:
         targets[0] = whole
         return "PART_OF"
 
+    def _ready(self, m: Match, toks: list[Token]) -> bool:
+        """Whether a kept match makes edges (:meth:`_states_edge`), its status holders named
+        with or without their complement (:meth:`_status_holder`)."""
+        if not self._states_edge(m, toks):
+            return False
+        if m.phrase.relation == "HAS_STATUS" and m.slots.get("A"):
+            m.slots["A"] = [self._status_holder(x, m, toks) for x in m.slots["A"]]
+        return True
+
+    def _status_holder(self, arg: Arg, m: Match, toks: list[Token]) -> Arg:
+        """The name of a piece of work whose status is told, with or without its prepositional
+        complement. A lone noun needs its complement to say which work ("the dig at <site>",
+        "the inspection on <unit>"): a general noun names no one task (Quirk et al. 17.37,
+        postmodification by a prepositional phrase identifies the head); a compound already
+        names it, and a purpose or a destination after it ("<compound> for <the client>",
+        "<compound> to <a place>") says what the work serves, not which work it is."""
+        if arg.kind != NP or arg.proper or arg.code or not arg.words:
+            return arg
+        words = list(arg.words)
+        serves = self.lex.words("purpose_prepositions")
+        cut = next((i for i, w in enumerate(words) if w in serves), -1)
+        if cut >= 2 and all(
+            toks[k].pos in NOMINAL or toks[k].pos == ADJ
+            for k in range(arg.start, arg.end)
+            if toks[k].lower in words[:cut]
+        ):
+            name = arg.name.split(f" {words[cut]} ", 1)[0]
+            return _renamed(arg, name) if name and name != arg.name else arg
+        if len(words) != 1 or arg.end >= len(toks) or not m.literals:
+            return arg
+        k, lo = arg.end, min(m.literals)
+        if toks[k].pos != PREP or toks[k].lower not in self.lex.words("locative_complements"):
+            return arg
+        if self.ex.matcher.reader.is_time(toks, k):
+            return arg  # "the meeting at noon": when, not which
+        j = k + 1
+        while j < lo and (toks[j].pos in NOMINAL or toks[j].pos in (DET, ADJ)):
+            j += 1
+        rest = toks[k + 1 : j]
+        if not any(t.pos in NOMINAL for t in rest):
+            return arg
+        if j < len(toks) and j != lo and toks[j].pos not in (AUX, VERB, ADV, NEG, MODAL):
+            return arg  # the complement runs on into something else: keep the noun alone
+        tail = " ".join(t.text for t in rest)
+        return _renamed(arg, f"{arg.name} {toks[k].lower} {tail}")
+
+    def _employer_of_unit(self, targets: list[Arg]) -> None:
+        """ "works at <Org>'s <city> studio", "at the <city> branch of <Org>": one works for the
+        organization a local unit belongs to (a branch, an office, a desk is part of it,
+        WordNet branch 3 "a division of some larger organization"), so the employer is the
+        named organization."""
+        units = self.lex.words("unit_heads")
+        for i, arg in enumerate(targets):
+            words = list(arg.words)
+            head = words[-1] if words else ""
+            if arg.possessor and arg.possessor[:1].isupper() and head in units:
+                targets[i] = _renamed(arg, arg.possessor)
+            elif "of" in words[1:] and words[words.index("of", 1) - 1] in units:
+                rest = arg.name.split(" of ", 1)[-1] if " of " in arg.name else ""
+                rest = re.sub(r"(?i)^(?:the)\s+", "", rest)
+                if rest[:1].isupper():
+                    targets[i] = _renamed(arg, rest)
+
     def _retype(self, relation: str, sources: list[Arg], targets: list[Arg]) -> str:
         """The relation the arguments' own words say, for copular and "belong" phrasings.
 
@@ -1981,7 +2093,7 @@ class _Reading:
         return out
 
     def _apply(self, m: Match, toks: list[Token], sentence: str, when: datetime | None) -> None:
-        if not self._states_edge(m):
+        if not self._ready(m, toks):
             return  # a loose phrasing alone is not evidence enough for a typed edge
         conf = 0.6 if m.phrase.weak else 0.85
         if any(t.lower in self.lex.words("hedges") for t in toks):
@@ -1998,6 +2110,8 @@ class _Reading:
                 targets = _with_amounts(relation, list(m.slots.get(dst_slot, [])), toks)
                 relation = self._one_of_many(relation, toks, m.slots.get(src_slot, []), targets)
                 relation = self._retype(relation, m.slots.get(src_slot, []), targets)
+                if relation == "WORKS_AT":
+                    self._employer_of_unit(targets)
                 m.slots[dst_slot] = targets
             if rel == "WORKS_AT" and any(
                 a.words and a.words[-1] in self.lex.words("member_roles")
@@ -2183,13 +2297,13 @@ class _Reading:
                 return dataclasses.replace(arg, name=" ".join(words), words=tuple(words))
         return arg
 
-    def _states_edge(self, m: Match) -> bool:
+    def _states_edge(self, m: Match, toks: list[Token]) -> bool:
         """Whether a kept match makes an edge: a loose phrasing only for the relations whose
         other guards keep it honest, or for use with an argument typed as an instrument."""
         return (
             not m.phrase.weak
             or m.phrase.relation in _WEAK_OK
-            or self._typed_use(m)
+            or self._typed_use(m, toks)
             or self._typed_effect(m)
         )
 
@@ -2207,16 +2321,43 @@ class _Reading:
             and not any(self._person_like(x) for x in sources)
         )
 
-    def _typed_use(self, m: Match) -> bool:
+    def _typed_use(self, m: Match, toks: list[Token]) -> bool:
         """A loose instrument phrasing ("<verb> ... in|on|with B") states use when every B
         reads as a tool, device, software or service (:mod:`.argtypes`), not a place or a
         person: "edits the photos in a raw converter", not "edits the photos in the garden"."""
         if m.phrase.relation != "USES" or "tool_target" not in m.phrase.flags or m.negated:
             return False
         targets = m.slots.get("B", [])
-        return bool(targets) and all(
-            x.kind == NP and not x.code and is_instrument(x.name) for x in targets
+        return bool(targets) and all(self._tool_typed(x, toks) for x in targets)
+
+    def _tool_typed(self, arg: Arg, toks: list[Token]) -> bool:
+        """An argument that names a tool by meaning, by a trade name's spelling or by a head
+        noun of software ("the Mapbox API")."""
+        return (
+            arg.kind == NP
+            and not arg.code
+            and (
+                is_instrument(arg.name)
+                or self._product_name(arg, toks)
+                or _head_word(arg) in self.lex.words("tool_heads")
+            )
         )
+
+    def _product_name(self, arg: Arg, toks: list[Token]) -> bool:
+        """A proper name written with a medial capital ("iPad", a "CamelCase" brand): the
+        spelling of trade names and software (Wikipedia, Camel case: medial capitals in
+        brand names), which names of places and people lack but for surname prefixes
+        ("McAllen", "DeKalb")."""
+        if not arg.proper:
+            return False
+        prefixes = self.lex.words("surname_prefixes")
+        for t in toks[arg.start : arg.end]:
+            word = t.text
+            if not word.isalpha() or any(word.lower().startswith(p) for p in prefixes):
+                continue
+            if any(a.islower() and b.isupper() for a, b in itertools.pairwise(word)):
+                return True
+        return False
 
     def _remember(self, m: Match) -> None:
         # what a negated fact denies is no referent ("X is not a Y; it's a Z": it is X)
