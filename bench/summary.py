@@ -138,7 +138,7 @@ def _merges(d: dict[str, Any]) -> list[str]:
 
 
 def _throughput(d: dict[str, Any]) -> list[str]:
-    sage, chroma = d["rows"][0], d["rows"][1]
+    sage, chroma = d["rows"][-2], d["rows"][-1]  # with --parser both, the first is parser-off
     return [
         f"| {d['n']:,} memories: bulk add / single add p50 / search p95 | "
         f"{sage['bulk_add_per_s']:.0f} per s / {sage['add_p50_ms']:.0f} ms / "

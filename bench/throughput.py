@@ -9,7 +9,13 @@ numpy), on a folder on this machine's disk:
 - Plain Chroma: PersistentClient, one collection, our embeddings passed in, top-k query.
 
 The corpus is the 2,760 turns of the LoCoMo dev split (real conversational text) followed by
-deterministic synthetic sentences (people, places, tools, tasks) up to N.
+deterministic synthetic sentences (people, places, tools, tasks) up to N; the run prints which,
+and stops when the LoCoMo file is missing (``--allow-synthetic`` to run on synthetic text only).
+
+Both systems are measured side by side in rounds (``--rounds``, the order turning each round):
+each round both add the same slice of the bulk texts, then the single adds and the searches go
+call by call to each in turn. Figures are medians over the rounds and each ratio is the median
+of the rounds' ratios, so load from other work on a shared machine falls on both alike.
 
     .venv/bin/python bench/throughput.py              # N = 10,000 (several minutes)
     .venv/bin/python bench/throughput.py --n 2000     # quicker
@@ -22,6 +28,7 @@ machine may be shared).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -60,7 +67,17 @@ TEMPLATES = [
 ]
 
 
-def corpus(n: int, locomo: Path = LOCOMO) -> list[str]:
+class CorpusMissing(SystemExit):
+    """The LoCoMo dev split is not where the bench looks: no silent synthetic-only run."""
+
+
+def corpus(n: int, locomo: Path = LOCOMO, *, allow_synthetic: bool = False) -> list[str]:
+    """LoCoMo dev turns, then synthetic sentences up to ``n``.
+
+    A missing LoCoMo file used to fall back to synthetic text silently, which changes what is
+    measured (short template sentences extract and embed faster): it is an error unless
+    ``allow_synthetic``.
+    """
     texts: list[str] = []
     if locomo.exists():
         for sample in json.loads(locomo.read_text()):
@@ -71,6 +88,11 @@ def corpus(n: int, locomo: Path = LOCOMO) -> list[str]:
             )
             for key in sessions:
                 texts += [f"{t['speaker']}: {t['text']}" for t in conv[key]]
+    elif not allow_synthetic:
+        raise CorpusMissing(
+            f"LoCoMo dev split not found at {locomo}: pass --locomo PATH, or "
+            "--allow-synthetic to measure on synthetic sentences only (not comparable)"
+        )
     rng = random.Random(7)
     while len(texts) < n:
         texts.append(
@@ -85,6 +107,14 @@ def corpus(n: int, locomo: Path = LOCOMO) -> list[str]:
             + f" (note {len(texts)})"
         )
     return texts[:n]
+
+
+def describe_corpus(texts: list[str], locomo: Path) -> str:
+    """Which texts were measured: how many LoCoMo turns (and from where), how many synthetic."""
+    synthetic = sum(1 for t in texts if t.endswith(")") and " (note " in t)
+    real = len(texts) - synthetic
+    source = f"{real:,} LoCoMo dev turns from {locomo}" if real else "no LoCoMo turns"
+    return f"{source} + {synthetic:,} synthetic sentences"
 
 
 def search_queries(count: int) -> list[str]:
@@ -110,93 +140,191 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, round(q * (len(values) - 1)))] * 1000
 
 
-def summary(
-    name: str, bulk_s: float, n: int, adds: list[float], searches: list[float]
-) -> dict[str, Any]:
-    return {
-        "system": name,
-        "bulk_add_per_s": n / bulk_s,
-        "bulk_add_s": bulk_s,
-        "add_p50_ms": pct(adds, 0.5),
-        "add_p95_ms": pct(adds, 0.95),
-        "search_p50_ms": pct(searches, 0.5),
-        "search_p95_ms": pct(searches, 0.95),
-        "search_mean_ms": statistics.fmean(searches) * 1000,
-    }
+class Sage:
+    """SageMemory's write and read path, one folder, kept open for the whole run."""
 
-
-def bench_sage(
-    texts: list[str], singles: list[str], queries: list[str], folder: Path, *, parser: bool = True
-) -> dict[str, Any]:
-    from sage_memory.extract import syntax
-
-    syntax.use_parser(parser)
-    try:
-        out = _bench_sage(texts, singles, queries, folder)
-    finally:
-        syntax.use_parser(True)
-    if not parser:
-        out["system"] += ", extractor without the parser"
-    return out
-
-
-def _bench_sage(
-    texts: list[str], singles: list[str], queries: list[str], folder: Path
-) -> dict[str, Any]:
-    with SageMemory(folder) as mem:
-        mem.search("warm up", user_id="bench")
-        t = time.perf_counter()
-        mem.add_many(texts, user_id="bench", batch_size=64)
-        bulk = time.perf_counter() - t
-        adds = []
-        for text in singles:
-            t = time.perf_counter()
-            mem.add(text, user_id="bench")
-            adds.append(time.perf_counter() - t)
-        searches = []
-        for q in queries:
-            t = time.perf_counter()
-            mem.search(q, user_id="bench", limit=10)
-            searches.append(time.perf_counter() - t)
-        stats = mem.stats()
-    out = summary("SageMemory (rules + MiniLM, SQLite + Chroma)", bulk, len(texts), adds, searches)
-    out["graph"] = {"nodes": stats["nodes"], "edges": stats["edges"]}
-    return out
-
-
-def bench_chroma(
-    texts: list[str], singles: list[str], queries: list[str], folder: Path
-) -> dict[str, Any]:
-    import chromadb
-    from chromadb.config import Settings
-
-    emb = make_embedder("minilm")
-    client = chromadb.PersistentClient(
-        path=str(folder), settings=Settings(anonymized_telemetry=False)
-    )
-    coll = client.get_or_create_collection(
-        "bench", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-    )
-    t = time.perf_counter()
-    for i in range(0, len(texts), 64):
-        chunk = texts[i : i + 64]
-        coll.add(
-            ids=[str(i + j) for j in range(len(chunk))],
-            embeddings=emb.embed(chunk),
-            documents=chunk,
+    def __init__(self, folder: Path, *, parser: bool = True) -> None:
+        self.parser = parser
+        self.name = "SageMemory (rules + MiniLM, SQLite + Chroma)" + (
+            "" if parser else ", extractor without the parser"
         )
-    bulk = time.perf_counter() - t
-    adds = []
-    for k, text in enumerate(singles):
+        self.mem = SageMemory(folder)
+
+    def _switch(self) -> None:
+        from sage_memory.extract import syntax
+
+        syntax.use_parser(self.parser)  # process-wide: set before each call, outside the timing
+
+    def warm(self) -> None:
+        self.mem.search("warm up", user_id="bench")  # loads the embedder and the extractor
+
+    def bulk(self, texts: list[str]) -> float:
+        self._switch()
         t = time.perf_counter()
-        coll.add(ids=[f"s{k}"], embeddings=emb.embed([text]), documents=[text])
-        adds.append(time.perf_counter() - t)
-    searches = []
-    for q in queries:
+        self.mem.add_many(texts, user_id="bench", batch_size=64)
+        return time.perf_counter() - t
+
+    def add(self, text: str) -> float:
+        self._switch()
         t = time.perf_counter()
-        coll.query(query_embeddings=[emb.embed_query(q)], n_results=10)
-        searches.append(time.perf_counter() - t)
-    return summary("plain Chroma (MiniLM, same embeddings)", bulk, len(texts), adds, searches)
+        self.mem.add(text, user_id="bench")
+        return time.perf_counter() - t
+
+    def search(self, query: str) -> float:
+        t = time.perf_counter()
+        self.mem.search(query, user_id="bench", limit=10)
+        return time.perf_counter() - t
+
+    def close(self) -> dict[str, Any]:
+        from sage_memory.extract import syntax
+
+        stats = self.mem.stats()
+        self.mem.close()
+        syntax.use_parser(True)
+        return {"graph": {"nodes": stats["nodes"], "edges": stats["edges"]}}
+
+
+class PlainChroma:
+    """One Chroma collection fed our embeddings, answering a top-10 query."""
+
+    name = "plain Chroma (MiniLM, same embeddings)"
+
+    def __init__(self, folder: Path) -> None:
+        import chromadb
+        from chromadb.config import Settings
+
+        self.emb = make_embedder("minilm")
+        client = chromadb.PersistentClient(
+            path=str(folder), settings=Settings(anonymized_telemetry=False)
+        )
+        self.coll = client.get_or_create_collection(
+            "bench", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+        )
+        self.next_id = 0
+
+    def _ids(self, k: int) -> list[str]:
+        self.next_id += k
+        return [str(i) for i in range(self.next_id - k, self.next_id)]
+
+    def warm(self) -> None:
+        self.emb.embed(["warm up"])  # loads the embedder
+
+    def bulk(self, texts: list[str]) -> float:
+        t = time.perf_counter()
+        for i in range(0, len(texts), 64):
+            chunk = texts[i : i + 64]
+            self.coll.add(
+                ids=self._ids(len(chunk)), embeddings=self.emb.embed(chunk), documents=chunk
+            )
+        return time.perf_counter() - t
+
+    def add(self, text: str) -> float:
+        t = time.perf_counter()
+        self.coll.add(ids=self._ids(1), embeddings=self.emb.embed([text]), documents=[text])
+        return time.perf_counter() - t
+
+    def search(self, query: str) -> float:
+        t = time.perf_counter()
+        self.coll.query(query_embeddings=[self.emb.embed_query(query)], n_results=10)
+        return time.perf_counter() - t
+
+    def close(self) -> dict[str, Any]:
+        return {}
+
+
+def split(items: list[Any], parts: int) -> list[list[Any]]:
+    """``items`` in ``parts`` consecutive slices of near-equal size (none empty)."""
+    parts = max(1, min(parts, len(items)))
+    cut = [round(k * len(items) / parts) for k in range(parts + 1)]
+    return [items[cut[k] : cut[k + 1]] for k in range(parts)]
+
+
+def order(k: int, turn: int) -> list[int]:
+    """The ``k`` systems' order at this turn: each goes first in turn."""
+    turn %= k
+    return list(range(turn, k)) + list(range(turn))
+
+
+def one_by_one(
+    systems: list[Any], op: str, items: list[str], rounds: int, per: list[dict[str, list[float]]]
+) -> list[list[float]]:
+    """``op`` ("add" or "search") over ``items`` call by call, every system in turn; each
+    round's p50 and p95 go to ``per``. Returns every call's seconds, per system."""
+    k = len(systems)
+    every: list[list[float]] = [[] for _ in systems]
+    for r, chunk in enumerate(split(items, rounds)):
+        times: list[list[float]] = [[] for _ in systems]
+        for j, item in enumerate(chunk):
+            for i in order(k, r + j):
+                times[i].append(getattr(systems[i], op)(item))
+        for i in range(k):
+            per[i][f"{op}_p50"].append(pct(times[i], 0.5))
+            per[i][f"{op}_p95"].append(pct(times[i], 0.95))
+            every[i] += times[i]
+        gc.collect()
+    return every
+
+
+def interleaved(
+    systems: list[Any],
+    bulk: list[str],
+    singles: list[str],
+    queries: list[str],
+    rounds: int,
+    *,
+    warmup: int = 5,
+) -> list[dict[str, Any]]:
+    """Every system measured side by side, in rounds, the order turning each round (ABAB).
+
+    Bulk: the texts in ``rounds`` slices; each round every system adds the same slice, so the
+    stores grow in step. Then the single adds and the searches at full size, call by call in
+    turn. A round's figures (throughput, p50, p95) are per system; the reported figure is the
+    median over rounds, and each ratio to the last system (plain Chroma) is the median of the
+    per-round ratios, so a burst of load on the shared machine moves one round, not the result.
+    """
+    k = len(systems)
+    per: list[dict[str, list[float]]] = [
+        {m: [] for m in ("bulk_per_s", "add_p50", "add_p95", "search_p50", "search_p95")}
+        for _ in systems
+    ]
+    spent = [0.0] * k
+    for system in systems:
+        system.warm()
+    for r, chunk in enumerate(split(bulk, rounds)):
+        for i in order(k, r):
+            s = systems[i].bulk(chunk)
+            spent[i] += s
+            per[i]["bulk_per_s"].append(len(chunk) / s)
+        gc.collect()
+    for q in search_queries(warmup):  # untimed: first-query costs (caches, lazy loads) on all
+        for system in systems:
+            system.search("warm up: " + q)
+    one_by_one(systems, "add", singles, rounds, per)
+    search_times = one_by_one(systems, "search", queries, rounds, per)
+    med = statistics.median
+    rows = []
+    base = per[-1]
+    for i, system in enumerate(systems):
+        p = per[i]
+        row: dict[str, Any] = {
+            "system": system.name,
+            "bulk_add_per_s": med(p["bulk_per_s"]),
+            "bulk_add_s": spent[i],
+            "add_p50_ms": med(p["add_p50"]),
+            "add_p95_ms": med(p["add_p95"]),
+            "search_p50_ms": med(p["search_p50"]),
+            "search_p95_ms": med(p["search_p95"]),
+            "search_mean_ms": statistics.fmean(search_times[i]) * 1000,
+            "rounds": {m: [round(v, 2) for v in vs] for m, vs in p.items()},
+        }
+        if i < k - 1:
+            row["ratio_to_chroma"] = {
+                m: med(a / b for a, b in zip(p[m], base[m], strict=True)) for m in p
+            }
+        rows.append(row)
+    for row, system in zip(rows, systems, strict=True):
+        row.update(system.close())
+    return rows
 
 
 def main() -> None:
@@ -204,6 +332,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=10_000, help="memories to add in bulk")
     ap.add_argument("--singles", type=int, default=100, help="single adds timed after the bulk")
     ap.add_argument("--queries", type=int, default=200, help="searches timed")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="rounds of side-by-side measurement (the figures are medians over rounds)",
+    )
     ap.add_argument(
         "--parser",
         choices=("on", "off", "both"),
@@ -217,15 +351,24 @@ def main() -> None:
     ap.add_argument(
         "--locomo", type=Path, default=LOCOMO, help="LoCoMo dev split (from a worktree elsewhere)"
     )
+    ap.add_argument(
+        "--allow-synthetic",
+        action="store_true",
+        help="run on synthetic sentences only when the LoCoMo file is missing (not comparable "
+        "with runs on the real corpus)",
+    )
     args = ap.parse_args()
-    texts = corpus(args.n + args.singles, args.locomo)
+    texts = corpus(args.n + args.singles, args.locomo, allow_synthetic=args.allow_synthetic)
+    corpus_used = describe_corpus(texts, args.locomo)
+    print(f"corpus: {corpus_used}", flush=True)
     bulk, singles = texts[: args.n], texts[args.n :]
     queries = search_queries(args.queries)
     tmp = Path(tempfile.mkdtemp(prefix="sage-bench-"))
     try:
         modes = {"on": [True], "off": [False], "both": [False, True]}[args.parser]
-        rows = [bench_sage(bulk, singles, queries, tmp / f"sage-{on}", parser=on) for on in modes]
-        rows.append(bench_chroma(bulk, singles, queries, tmp / "chroma"))
+        systems: list[Any] = [Sage(tmp / f"sage-{on}", parser=on) for on in modes]
+        systems.append(PlainChroma(tmp / "chroma"))
+        rows = interleaved(systems, bulk, singles, queries, args.rounds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     commit = subprocess.run(
@@ -238,6 +381,8 @@ def main() -> None:
         "n": args.n,
         "singles": args.singles,
         "queries": args.queries,
+        "rounds": args.rounds,
+        "corpus": corpus_used,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
         "when": time.strftime("%Y-%m-%d"),
         "commit": commit,
@@ -268,7 +413,15 @@ def render(result: dict[str, Any]) -> str:
             f"{r['add_p95_ms']:.1f} | {r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} |"
         )
     sage, chroma = rows[-2], rows[-1]
-    bulk = sage["bulk_add_per_s"] / chroma["bulk_add_per_s"]
+    # Ratios measured side by side (median of the rounds' ratios) when the run had rounds;
+    # results of older runs hold only the two systems' figures.
+    side = sage.get("ratio_to_chroma")
+    if side:
+        bulk, add50, search95 = side["bulk_per_s"], side["add_p50"], side["search_p95"]
+    else:
+        bulk = sage["bulk_add_per_s"] / chroma["bulk_add_per_s"]
+        add50 = sage["add_p50_ms"] / chroma["add_p50_ms"]
+        search95 = sage["search_p95_ms"] / chroma["search_p95_ms"]
     if len(rows) == 3:  # --parser both: without, then with the parser, side by side
         off = rows[0]
         lines += [
@@ -282,10 +435,18 @@ def render(result: dict[str, Any]) -> str:
     lines += [
         "",
         f"SageMemory against plain Chroma: bulk add {bulk:.2f}x "
-        f"(target >= 0.5x), single add p50 {sage['add_p50_ms'] / chroma['add_p50_ms']:.2f}x "
-        f"(target <= 1.5x), search p95 {sage['search_p95_ms'] / chroma['search_p95_ms']:.2f}x "
+        f"(target >= 0.5x), single add p50 {add50:.2f}x "
+        f"(target <= 1.5x), search p95 {search95:.2f}x "
         f"(target <= 1.5x). {result['n']:,} memories, {result['singles']} single adds, "
-        f"{result['queries']} searches; {result['when']}, commit {result.get('commit', '?')}, "
+        f"{result['queries']} searches; "
+        + (
+            f"measured side by side in {result['rounds']} rounds, order turning each round, "
+            "figures and ratios the medians over rounds; corpus "
+            f"{result['corpus']}; "
+            if "rounds" in result
+            else ""
+        )
+        + f"{result['when']}, commit {result.get('commit', '?')}, "
         f"load average {result.get('load_average', '?')} on {result['machine']['cpus']} CPUs "
         "shared with other work.",
     ]

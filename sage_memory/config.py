@@ -231,7 +231,7 @@ class SageConfig:
     Attributes:
         embedder: "minilm" (local, default), "hashing", "hashing:<dim>" or "litellm:<model>".
         llm: a litellm model string (e.g. "ollama_chat/llama3.1") or None for rules only.
-        vector_index: "auto" (a folder serves partitions of up to 5,000 vectors exactly from
+        vector_index: "auto" (a folder serves partitions of up to 20,000 vectors exactly from
             SQLite and mirrors larger ones into Chroma; numpy in memory), "chroma" (every
             partition mirrored into Chroma) or "numpy".
         max_text_chars: the longest text ``add`` accepts.
