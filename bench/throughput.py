@@ -145,7 +145,9 @@ class Sage:
 
     def __init__(self, folder: Path, *, parser: bool = True) -> None:
         self.parser = parser
-        self.name = "SageMemory (rules + MiniLM, SQLite + Chroma)" + (
+        # Up to EXACT_LIMIT vectors a partition is searched exactly in memory, with no Chroma
+        # copy: at 10k the folder is SQLite alone.
+        self.name = "SageMemory (rules + MiniLM, SQLite folder)" + (
             "" if parser else ", extractor without the parser"
         )
         self.mem = SageMemory(folder)
