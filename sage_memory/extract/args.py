@@ -281,8 +281,8 @@ class ArgReader(PhraseReader):
             and not any(toks[m].lower in ("and", "or", "&", "nor") for m in range(j, e))
         ):
             return None  # "a TV, by choice", "the API, fyi": an aside, not a list item
-        if conj and toks[j].lower in ("by", "with", "via") and j + 1 < e:
-            j += 1  # "by running X or by checking Y", "by X or by Y"
+        if conj and j + 1 < e and _repeated_preposition(toks, j, prev):
+            j += 1  # "by X or by Y", "allergic to shellfish and to latex"
         if prev.kind == TASK and toks[j].pos == PART:
             j += 1
         t = toks[j]
@@ -403,6 +403,20 @@ def _past_aside(toks: list[Token], j: int, e: int) -> int:
         close = next((m for m in range(j, min(e, j + 8)) if toks[m].lower == ")"), -1)
         return close + 1 if close > 0 else j
     return j
+
+
+def _repeated_preposition(toks: list[Token], j: int, prev: Arg) -> bool:
+    """A list item after a conjunction opened by its own preposition: "by running X or by
+    checking Y", or the preposition before the previous item said again ("allergic to
+    shellfish and to latex"), where no verb follows ("and to call the bank" is a new task)."""
+    if toks[j].lower in ("by", "with", "via"):
+        return True
+    return (
+        prev.start > 0
+        and toks[j].lower == toks[prev.start - 1].lower
+        and toks[j].pos in (PREP, PART)
+        and toks[j + 1].pos != VERB
+    )
 
 
 def _parsed_conjunct(toks: list[Token], j: int, e: int, prev: Arg) -> bool:

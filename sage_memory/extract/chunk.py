@@ -174,6 +174,17 @@ _CLAUSE_HEADS = frozenset({"ROOT", "xcomp", "ccomp", "advcl", "conj", "pcomp", "
 _DO_FORMS = frozenset({"do", "does", "did"})
 
 
+def _predicative(parsed: tuple[syntax.Parsed, ...], k: int) -> bool:
+    """The adjective at ``k`` stands alone as a predicate: no noun or adjective follows it,
+    so a clitic "'s" before it is "is" ("Fatou's allergic to latex", "Ana's happy"), where
+    before "old car" it is a possessive. An adjective heads a noun phrase only from before
+    its noun (Quirk et al. 1985, 7.3, attributive and predicative adjectives)."""
+    if k >= len(parsed) or not parsed[k].tag.startswith("JJ"):
+        return False
+    after = parsed[k + 1].tag if k + 1 < len(parsed) else ""
+    return not after.startswith(("NN", "JJ", "CD", "VBG", "HYPH"))
+
+
 def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexicon) -> None:
     """Parts of speech and lemmas from the parser's tags, arcs kept on each token.
 
@@ -196,6 +207,7 @@ def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexi
                 p.tag == "POS"
                 and nxt not in lex.words("determiners")
                 and after.startswith(("NN", "JJ", "CD", "VBG", "VBN"))
+                and not _predicative(parsed, k + 1)
             )
             tok.pos, tok.lemma = (POSS, "'s") if possessive else (AUX, "be")
         elif tok.lower == "using" and p.tag == "VBG" and p.dep in _CLAUSE_HEADS:
@@ -216,6 +228,7 @@ def tag_parsed(tokens: list[Token], parsed: tuple[syntax.Parsed, ...], lex: Lexi
         tok.pos = _agree(tok, pos, p, first=k == 0, prev=tokens[k - 1] if k else None)
     _nominal_verbs(tokens)
     _clause_final_verbs(tokens, lex)
+    _bare_infinitives(tokens)
     for tok, p in zip(tokens, parsed, strict=True):
         if tok.pos not in (CODE, AUX, MODAL, NEG, POSS, PUNCT) and not _closed_pos(tok, lex):
             tok.lemma = _lemma(tok, tok.pos, p.lemma)
@@ -292,6 +305,33 @@ def _clause_final_verbs(tokens: list[Token], lex: Lexicon) -> None:
             and (after is None or after.pos == PUNCT or after.lower in _PARTICLES_AFTER)
         ):
             end.pos = VERB
+
+
+#: Verbs that take an object and a bare infinitive ("made the ball skid", "let the dough
+#: rise"): Quirk et al. 1985, 16.52 (causative and perception verbs).
+_BARE_INFINITIVE_HEADS = frozenset({"make", "let", "help", "see", "watch", "hear"})
+
+
+def _bare_infinitives(tokens: list[Token]) -> None:
+    """ "Rain made the ball skid": the word after a causative verb's object is its bare
+    infinitive when the parse makes it the causative's clausal complement, even where the
+    small model tags it a noun ("ball skid" as a compound). Only a word the dictionary also
+    knows as a verb, after an object noun, turns."""
+    for k, tok in enumerate(tokens):
+        if tok.pos != VERB or base_form(tok.lower) not in _BARE_INFINITIVE_HEADS:
+            continue
+        for j in range(k + 2, min(k + 7, len(tokens))):
+            t = tokens[j]
+            if t.head == k and t.dep == "ccomp":
+                if (
+                    t.pos == NOUN
+                    and tokens[j - 1].pos in (NOUN, PROPN)
+                    and (t.tag == "VB" or "VERB" in word_senses(t.lower))
+                ):
+                    t.pos = VERB
+                break
+            if t.pos not in (DET, POSS, ADJ, NOUN, PROPN, NUM):
+                break
 
 
 _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "appos"})

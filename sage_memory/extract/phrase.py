@@ -405,6 +405,16 @@ class PhraseReader:
             inner = self._np_end(toks, end + 1, e, allow_of=False)
             if inner > end + 1 and self._of_names(toks, end - 1, end + 1, inner):
                 end = inner
+        # "a spike in cancellations": a noun of change names what changed with its "in" phrase
+        elif (
+            allow_of
+            and end + 1 < e
+            and toks[end].lower == "in"
+            and toks[end - 1].lower in self.lex.words("change_heads")
+        ):
+            inner = self._np_end(toks, end + 1, e, allow_of=False)
+            if inner > end + 1:
+                end = inner
         return end
 
     def _of_names(self, toks: list[Token], head: int, s: int, e: int) -> bool:

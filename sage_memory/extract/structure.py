@@ -74,6 +74,7 @@ from sage_memory.extract.word import (
     is_superlative,
     third_person,
     verb_known,
+    word_senses,
 )
 from sage_memory.types import EdgeSpec, GraphDelta, Memory, MemoryKind, Node, NodeSpec, as_utc
 
@@ -1135,6 +1136,34 @@ class _Reading:
             self._usage_is_usage,
             self._liking_is_a_verb,
             self._cause_is_a_clause,
+            self._compound_is_a_noun,
+            self._causative_object,
+        )
+
+    def _causative_object(self, m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "A stuck valve made the cistern overflow": a causative's object is a thing whose
+        event the cause brings about; "made me cry", "made Ana rewrite it" say what someone
+        did or felt, and a plan or a demand ("made us wait") states no cause of a fault."""
+        if "causative" not in m.phrase.flags:
+            return True
+        return bool(b) and all(
+            x.kind == NP and not self._person_like(x) and not self._names_a_person(x, toks)
+            for x in b
+        )
+
+    @staticmethod
+    def _compound_is_a_noun(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
+        """ "a peanut allergy": the target of a ``compound_target`` phrasing is the noun that
+        premodifies the phrasing's head noun, so its span holds no verb ("Kwame's daughter has
+        a sesame allergy" is no possessive of "daughter has a sesame")."""
+        if "compound_target" not in m.phrase.flags or not m.literals:
+            return True
+        head = max(m.literals)
+        return all(
+            x.kind == NP
+            and x.start < head
+            and all(t.pos not in (VERB, AUX, MODAL) for t in toks[x.start : head])
+            for x in b
         )
 
     @staticmethod
@@ -2208,6 +2237,8 @@ class _Reading:
                 x = event
             if no_person and self._names_a_person(x, toks):
                 continue
+            if slot == "B" and "causative" in m.phrase.flags:
+                x = _caused_event(x, m, toks)
             out.append(self._object_named(x, m, toks))
         return out
 
@@ -2318,7 +2349,11 @@ class _Reading:
             bool(targets)
             and bool(sources)
             and all(x.kind == NP and not x.code and is_condition(x.name) for x in targets)
-            and not any(self._person_like(x) for x in sources)
+            and not any(
+                self._person_like(x)
+                and not (_opening_capital(x) and not self._names_a_person(x, []))
+                for x in sources
+            )
         )
 
     def _typed_use(self, m: Match, toks: list[Token]) -> bool:
@@ -2597,6 +2632,23 @@ def _with_amount(arg: Arg, toks: list[Token]) -> Arg:
         return arg
     amount = " ".join(t.lower for t in toks[j:k])
     return dataclasses.replace(_renamed(arg, f"{amount} {arg.name}"), kind=TASK)
+
+
+def _caused_event(arg: Arg, m: Match, toks: list[Token]) -> Arg:
+    """The event a causative "make" brings about, named by its subject and verb like a
+    clause's event ("made the ball skid" -> "ball skid"; :meth:`_event`)."""
+    verb = max(m.literals)
+    if verb < arg.end or toks[verb].pos != VERB:
+        return arg
+    name = f"{arg.name} {toks[verb].lemma}"
+    return Arg(arg.start, verb + 1, name, NP, head=toks[verb].lemma, words=tuple(name.split()))
+
+
+def _opening_capital(arg: Arg) -> bool:
+    """A one-word name whose only capital opens the sentence ("Lactose gives Arjun cramps",
+    "Sulfites give Wen headaches"): the capital is no evidence of a person there, so the
+    caller asks the word's meaning instead."""
+    return arg.start == 0 and len(arg.words) == 1 and "PROPN" not in word_senses(arg.words[0])
 
 
 def _renamed(arg: Arg, name: str) -> Arg:
