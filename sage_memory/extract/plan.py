@@ -71,6 +71,34 @@ def _capital_verb(t: Token) -> bool:
     )
 
 
+#: Subject pronouns that open the clause after a fronted purpose phrase.
+_SUBJECTS = frozenset({"i", "we", "you", "they", "he", "she"})
+
+
+def _fronted_purpose(toks: list[Token], s: int, e: int) -> int:
+    """Where the clause after a fronted purpose phrase begins ("For the bake sale, we'll
+    bake scones": at "we"), or 0 when the span opens with none: "for" and a noun phrase
+    with a determiner (and its own prepositional phrases), then a subject pronoun and a
+    modal or a verb (a purpose adjunct, Quirk et al. 8.86)."""
+    if s + 2 >= e or toks[s].lower != "for" or toks[s + 1].pos not in (DET, POSS):
+        return 0
+    k = s + 1
+    while k < e and (
+        toks[k].pos in NOMINAL | {DET, POSS, "ADJ", "NUM", "PREP"} or toks[k].lower == ","
+    ):
+        if toks[k].lower in _SUBJECTS:
+            break
+        k += 1
+    if (
+        k + 1 < e
+        and toks[k].lower in _SUBJECTS
+        and toks[k].pos == PRON
+        and toks[k + 1].pos in (MODAL, AUX, VERB)
+    ):
+        return k
+    return 0
+
+
 def _count(toks: list[Token], i: int) -> tuple[int, int]:
     """(place in the count, length) of an item number at ``i``: "2." or "2)", "(2)", "b)" or
     "(b)"; (0, 0) when there is none."""
@@ -330,6 +358,11 @@ class PlanReader:
                 if a < k:
                     pieces.append((a, k))
                 start = k + 1
+        if pieces and (k := _fronted_purpose(toks, pieces[0][0], e)):
+            # "For the fair, we'll bake scones, price them": the first act follows its subject
+            while k < e and toks[k].pos in (PRON, MODAL, AUX, ADV):
+                k += 1
+            pieces = [(max(a, k), b) for a, b in pieces if b > k]
         if len(pieces) < 2 or not all(self._parsed_verb(toks, a) for a, _ in pieces):
             return [(s, e)]
         return pieces
@@ -497,6 +530,7 @@ class PlanReader:
             comma = next((k for k in range(s + 1, e) if toks[k].lower == ","), -1)
             if 0 < comma < e - 1:
                 s = comma + 1
+        s = _fronted_purpose(toks, s, e) or s
         s = self._past_subject(toks, s, e)
         while e > s and toks[e - 1].lower in (",", ".", ";", "!", "first", "and", "then"):
             e -= 1
@@ -572,6 +606,11 @@ class PlanReader:
 
     def _project(self, sentences: list[tuple[str, list[Token]]]) -> tuple[str, str]:
         for text, toks in sentences:
+            if _fronted_purpose(toks, 0, len(toks)):
+                # "For the bake sale we'll bake scones, then ...": what the acts are for
+                name = self._np_name(toks, 1)
+                if name:
+                    return name, text
             for i, t in enumerate(toks):
                 # "the mobile app project", "our Q3 roadmap"
                 if t.lemma in ("project",) and i > 0 and toks[i - 1].pos in NOMINAL | {CODE}:

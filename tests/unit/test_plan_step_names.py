@@ -78,3 +78,20 @@ def test_a_plain_task_list_or_a_list_of_things_is_in_no_order() -> None:
     assert not order("Saturday: buy the paint, fix the gate, call the plumber.")
     assert not order("Camping kit — tent, stove, two mats.")
     assert not order("Cleaning process: sponges, bleach and gloves.")
+
+
+def projects(text: str) -> set[tuple[str, str]]:
+    return {(s, t) for s, r, t, neg in edges(text) if r == "CONTAINS_TASK" and not neg}
+
+
+@needs_parser
+def test_a_fronted_purpose_names_the_project_of_the_steps() -> None:
+    text = "For the bake sale, I'll bake the scones, then price them, then set up the stall."
+    assert ("bake the scones", "price the scones") in order(text)
+    assert ("bake sale", "bake the scones") in projects(text)
+    assert ("bake sale", "set up the stall") in projects(text)
+
+
+@needs_parser
+def test_a_fronted_purpose_without_a_plan_names_no_project() -> None:
+    assert not projects("For the bake sale we'll need two tables.")
