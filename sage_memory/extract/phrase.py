@@ -477,6 +477,8 @@ class PhraseReader:
             # frequency is part of the task
             j2 = self._np_end(toks, j, e)
             j = max(j, j2)
+        if _object_particle(toks, k, j, e):
+            j += 1  # "boil it down", "put the tools away": the particle after the object
         if j < e and toks[j].pos == ADJ and j + 1 >= e:
             j += 1  # "serve the bread warm"
         if j < e and toks[j].lower in _VP_PREPS and not self.is_time(toks, j):
@@ -645,10 +647,16 @@ class PhraseReader:
             e,
         )
         manner = e - s == 2 and toks[s + 1].pos == ADV and toks[s + 1].lower.endswith("ly")
-        if not manner:  # "work remotely" keeps its manner adverb
+        if not manner and not _object_particle(toks, s, e - 1, e):
+            # "work remotely" keeps its manner adverb, "put them away" its particle
             e = self._trim_end(toks, s, e) if e - s > 1 else e
-        while e > s + 1 and (
-            toks[e - 1].pos in (PREP, CONJ, DET, POSS) or toks[e - 1].lower in self.interjections
+        while (
+            e > s + 1
+            and (
+                toks[e - 1].pos in (PREP, CONJ, DET, POSS)
+                or toks[e - 1].lower in self.interjections
+            )
+            and not _object_particle(toks, s, e - 1, e)
         ):
             e -= 1
         span = toks[s:e][:_MAX_NAME_TOKENS]
@@ -691,6 +699,22 @@ _DETACHED = frozenset({"intj", "relcl", "advcl", "punct", "mark"})
 #: Adverbial dependents, detached only after the head ("the fix now"); before it they modify
 #: the noun ("the science fair project").
 _TRAILING = frozenset({"advmod", "npadvmod"})
+
+
+def _object_particle(toks: list[Token], k: int, j: int, e: int) -> bool:
+    """Whether ``toks[j]`` is the particle of the phrasal verb at ``k`` placed after its
+    object ("stand it up", "boil the sap down"): a particle the parse tags as one (RP, not
+    a preposition heading a phrase), or any after a pronoun, right after the object, and
+    closing the phrase. A
+    pronoun object must stand before the particle (Quirk et al. 16.4: "boil it down", never
+    "boil down it"), so the split order is the only one a pronoun step has."""
+    return (
+        k + 1 < j < e
+        and toks[j].lower in _PARTICLES
+        and (toks[j].tag == "RP" or (toks[j - 1].pos == PRON and toks[j].pos in (PREP, ADV)))
+        and toks[j - 1].pos in (PRON, NOUN, PROPN)
+        and (j + 1 >= e or toks[j + 1].pos in (PUNCT, CONJ, ADV))
+    )
 
 
 def phrase_extent(toks: list[Token], s: int, e: int) -> tuple[int, int]:

@@ -60,6 +60,45 @@ def _with_particle(name: str, toks: list[Token], k: int, e: int) -> str:
     return f"{name} {t.lower}"
 
 
+def _capital_verb(t: Token) -> bool:
+    """A step's opening compound verb that its capital made a name ("Cold-inflate the
+    envelope", "Re-seal the jar"): the parse's base form, its last part a verb."""
+    return (
+        t.pos == PROPN
+        and t.tag == "VB"
+        and "-" in t.lower
+        and "VERB" in word_senses(t.lower.rsplit("-", 1)[-1])
+    )
+
+
+#: Subject pronouns that open the clause after a fronted purpose phrase.
+_SUBJECTS = frozenset({"i", "we", "you", "they", "he", "she"})
+
+
+def _fronted_purpose(toks: list[Token], s: int, e: int) -> int:
+    """Where the clause after a fronted purpose phrase begins ("For the bake sale, we'll
+    bake scones": at "we"), or 0 when the span opens with none: "for" and a noun phrase
+    with a determiner (and its own prepositional phrases), then a subject pronoun and a
+    modal or a verb (a purpose adjunct, Quirk et al. 8.86)."""
+    if s + 2 >= e or toks[s].lower != "for" or toks[s + 1].pos not in (DET, POSS):
+        return 0
+    k = s + 1
+    while k < e and (
+        toks[k].pos in NOMINAL | {DET, POSS, "ADJ", "NUM", "PREP"} or toks[k].lower == ","
+    ):
+        if toks[k].lower in _SUBJECTS:
+            break
+        k += 1
+    if (
+        k + 1 < e
+        and toks[k].lower in _SUBJECTS
+        and toks[k].pos == PRON
+        and toks[k + 1].pos in (MODAL, AUX, VERB)
+    ):
+        return k
+    return 0
+
+
 def _count(toks: list[Token], i: int) -> tuple[int, int]:
     """(place in the count, length) of an item number at ``i``: "2." or "2)", "(2)", "b)" or
     "(b)"; (0, 0) when there is none."""
@@ -129,10 +168,13 @@ class PlanReader:
         self.order_openers = fronted_openers(lex, "PRECEDES")
         self.list_nouns = frozenset(seq.get("list_nouns", ()))
         self.in_order = _phrases(seq.get("in_order", ()))
+        self.procedure_nouns = frozenset(seq.get("procedure_nouns", ()))
         self.order_headings = _phrases(seq.get("order_headings", ()))
         self.arrows = _phrases(seq.get("arrows", ()))
         # words a heading's project name leaves out ("Release steps" -> "release")
-        self.list_nouns = self.list_nouns | {w for p in self.order_headings for w in p}
+        self.list_nouns = (
+            self.list_nouns | {w for p in self.order_headings for w in p} | self.procedure_nouns
+        )
         # The markers by their first word, each list in the order they are tried (the
         # "first" markers, then the later ones, longest first): a token is compared with
         # the markers it could start only. An empty marker would start anywhere.
@@ -228,17 +270,29 @@ class PlanReader:
         phrase (two at least) -> (the project the heading names, the items, whether the text
         says they are in order); None when the sentence is not one."""
         colon = next((k for k, t in enumerate(toks) if t.lower == ":"), -1)
+        if colon < 0:
+            # "Release workflow — tag, build, publish": a dash ends a heading only when the
+            # heading names an order or a procedure; else it is an aside
+            colon = next((k for k, t in enumerate(toks) if t.lower in ("—", "–")), -1)
+            if colon > 0 and not (
+                self._names_order(toks[:colon]) or self._names_procedure(toks[:colon])
+            ):
+                return None
         if colon < 1:
             return None
         end = len(toks)
         while end > colon and toks[end - 1].pos == "PUNCT":
             end -= 1
         ordered = False
-        for words in self.in_order:
-            n = len(words)
-            if end - n > colon and all(toks[end - n + k].lower == w for k, w in enumerate(words)):
-                ordered, end = True, end - n
-                while end > colon and toks[end - 1].lower in (",", ";", "-"):
+        # "A, B, C — in that order, every time": the list ends where it is said to be in
+        # order, at the end or before a closing aside
+        for at in range(end - 1, colon + 1, -1):
+            words = next((w for w in self.in_order if self._at(toks, at, w, end)), ())
+            if words and (
+                at + len(words) == end or toks[at - 1].lower in (",", ";", "-", "—", "–")
+            ):
+                ordered, end = True, at
+                while end > colon and toks[end - 1].lower in (",", ";", "-", "—", "–"):
                     end -= 1
                 break
         spans: list[tuple[int, int]] = []
@@ -262,7 +316,20 @@ class PlanReader:
             for s, e in spans
         ):
             return None
-        return self._heading(toks, colon), spans, ordered or by_heading
+        # a heading that names a procedure ("Release workflow:", "Start-up routine:") states
+        # the order of a list of acts (every item a verb), as "Steps:" does
+        by_procedure = self._names_procedure(toks[:colon])
+        return self._heading(toks, colon), spans, ordered or by_heading or by_procedure
+
+    @staticmethod
+    def _at(toks: list[Token], at: int, words: tuple[str, ...], end: int) -> bool:
+        n = len(words)
+        return at + n <= end and all(toks[at + k].lower == w for k, w in enumerate(words))
+
+    def _names_procedure(self, head: list[Token]) -> bool:
+        """Whether a heading's noun phrase ends in a noun that names a procedure."""
+        nouns = [t for t in head if t.pos in NOMINAL]
+        return bool(nouns) and nouns[-1].lower in self.procedure_nouns
 
     def _names_order(self, head: list[Token]) -> bool:
         """Whether a heading names an order of steps ("Steps", "Running order", "in order")."""
@@ -291,14 +358,32 @@ class PlanReader:
                 if a < k:
                     pieces.append((a, k))
                 start = k + 1
+        if pieces and (k := _fronted_purpose(toks, pieces[0][0], e)):
+            # "For the fair, we'll bake scones, price them": the first act follows its subject
+            while k < e and toks[k].pos in (PRON, MODAL, AUX, ADV):
+                k += 1
+            pieces = [(max(a, k), b) for a, b in pieces if b > k]
         if len(pieces) < 2 or not all(self._parsed_verb(toks, a) for a, _ in pieces):
             return [(s, e)]
         return pieces
 
     def _parsed_verb(self, toks: list[Token], k: int) -> bool:
         """A base-form verb by the parse when there is one ("move" in "Last move, promise"
-        names a thing), else by the dictionary."""
-        return toks[k].tag == "VB" if toks[k].tag else self._opens_with_verb(toks, k)
+        names a thing), else by the dictionary. A piece has no subject, so a present tense
+        the parse gives its opening verb is the imperative ("rinse it thrice"), and a word
+        that can be a verb is one before an object pronoun ("true it": no adjective or noun
+        takes "it" as its object)."""
+        t = toks[k]
+        if not t.tag:
+            return self._opens_with_verb(toks, k)
+        if t.tag == "VB" or (t.tag == "VBP" and t.pos == VERB):
+            return True
+        return (
+            k + 1 < len(toks)
+            and toks[k + 1].lower in ("it", "them")
+            and t.pos not in (PROPN, CODE)
+            and "VERB" in word_senses(t.lower)
+        )
 
     @staticmethod
     def _opens_with_verb(toks: list[Token], s: int) -> bool:
@@ -445,6 +530,7 @@ class PlanReader:
             comma = next((k for k in range(s + 1, e) if toks[k].lower == ","), -1)
             if 0 < comma < e - 1:
                 s = comma + 1
+        s = _fronted_purpose(toks, s, e) or s
         s = self._past_subject(toks, s, e)
         while e > s and toks[e - 1].lower in (",", ".", ";", "!", "first", "and", "then"):
             e -= 1
@@ -475,7 +561,7 @@ class PlanReader:
             and toks[k].pos != VERB
             and "VERB" in word_senses(toks[k].lower)
             and (toks[k].pos not in (PROPN, CODE))
-        ):
+        ) or (k < e and _capital_verb(toks[k])):
             toks[k].pos, toks[k].lemma = (
                 VERB,
                 base_form(toks[k].lower),
@@ -520,6 +606,11 @@ class PlanReader:
 
     def _project(self, sentences: list[tuple[str, list[Token]]]) -> tuple[str, str]:
         for text, toks in sentences:
+            if _fronted_purpose(toks, 0, len(toks)):
+                # "For the bake sale we'll bake scones, then ...": what the acts are for
+                name = self._np_name(toks, 1)
+                if name:
+                    return name, text
             for i, t in enumerate(toks):
                 # "the mobile app project", "our Q3 roadmap"
                 if t.lemma in ("project",) and i > 0 and toks[i - 1].pos in NOMINAL | {CODE}:

@@ -86,6 +86,8 @@ _PERSON_RELATIONS = frozenset(
 #: Relations whose loose phrasings still make an edge: their source must be a person (and the
 #: target a place, a group...), which keeps a loose phrasing honest.
 _WEAK_OK = frozenset({"LIVES_IN", "OWNS", "PREFERS", "DISLIKES", "ALLERGIC_TO", "MEMBER_OF"})
+#: Particles a phrasal verb may place after its object ("boil the sap down", "put it away").
+_SPLIT_PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away"})
 #: Words that open a clause stating a condition or a time, not a fact of its own.
 _SUBORDINATORS = frozenset(
     {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
@@ -336,6 +338,8 @@ class _Reading:
         self.named: list[Named] = []  # names the sentences put in an argument position
         #: the last sentence read and the facts it stated (an elliptic clause restates them)
         self.facts: tuple[list[Token], list[Match]] = ([], [])
+        #: the facts of the sentence before, for a step's "it" that refers back across a break
+        self.facts_before: tuple[list[Token], list[Match]] = ([], [])
         # where in the current sentence each status edge was said (see _latest_status)
         self.status_at: dict[tuple[str, str, str, bool], int] = {}
 
@@ -468,6 +472,7 @@ class _Reading:
             self.coref.saw_person(toks[0].lower)
         self._subject_antecedent(toks)
         previous, self.facts = self.facts, (toks, [])
+        self.facts_before = previous
         restated = [e for m in previous[1] if (e := self._elide(m, previous[0], toks, 0))]
         for m in restated:  # "The blade is part of the rotor; the gearbox is too."
             self._apply(m, previous[0], sentence, when)
@@ -2320,12 +2325,27 @@ class _Reading:
         # mounting it" refers forward to nothing, back to "calibrate the sensor")
         before = sorted((x for x in others if x.end <= arg.start), key=lambda x: -x.end)
         pool = before or sorted(others, key=lambda x: x.start)
-        for x in pool:
-            obj = _task_object(x, toks)
-            if obj:
-                words = list(arg.words)
-                words[at[0]] = obj
-                return dataclasses.replace(arg, name=" ".join(words), words=tuple(words))
+        objects = (_task_object(x, toks) for x in pool)
+        # else the object of the nearest verb before it that has one, though no phrasing
+        # made that verb's clause a step ("we hang the plank once ...; ... after we've
+        # spiled it": spile the plank)
+        objects_before = (_verb_object(toks[j : arg.start]) for j in range(arg.start - 1, -1, -1))
+        # else the object of the last step of the sentence before ("we hang the plank once
+        # the keel is faired; steam-bending comes after we've spiled it")
+        before_toks, before_facts = self.facts_before
+        earlier = sorted(
+            (x for n in before_facts for xs in n.slots.values() for x in xs if x.kind == TASK),
+            key=lambda x: -x.end,
+        )
+        obj = (
+            next((o for o in objects if o), "")
+            or next((o for o in objects_before if o), "")
+            or next((o for x in earlier if (o := _task_object(x, before_toks))), "")
+        )
+        if obj:
+            words = list(arg.words)
+            words[at[0]] = obj
+            return dataclasses.replace(arg, name=" ".join(words), words=tuple(words))
         return arg
 
     def _states_edge(self, m: Match, toks: list[Token]) -> bool:
@@ -2478,6 +2498,8 @@ class _Reading:
                 rest = rest[1:]
             end = next((k for k, w in enumerate(rest) if w.lower() in preps), len(rest))
             obj = rest[:end]
+            while obj and obj[-1].lower() in _SPLIT_PARTICLES:
+                obj = obj[:-1]  # "boil the sap down": the particle after the object is no part
             if obj and not any(w.lower() in ("it", "them") for w in obj):
                 words[at[0]] = " ".join(obj)
                 return " ".join(words)
@@ -2542,7 +2564,11 @@ def _task_object(task: Arg, toks: list[Token]) -> str:
     """The direct object a task names after its verb ("the rice" of "rinse the rice"): the
     noun phrase that follows the verb and its particle, to the first preposition; "" when the
     task has none or its object is itself a pronoun."""
-    span = toks[task.start : task.end]
+    return _verb_object(toks[task.start : task.end])
+
+
+def _verb_object(span: list[Token]) -> str:
+    """The object noun phrase after the verb that opens ``span`` (see :func:`_task_object`)."""
     if len(span) < 2 or span[0].pos != VERB:
         return ""
     j = 1
