@@ -92,6 +92,19 @@ _SPLIT_PARTICLES = frozenset({"up", "out", "off", "back", "down", "over", "away"
 _SUBORDINATORS = frozenset(
     {"once", "when", "whenever", "before", "after", "until", "till", "if", "unless", "being"}
 )
+#: Subordinators of more than one word, or a participle, that open a condition or a time in
+#: the same way ("picks up as soon as the schema is signed off": the schema is not signed off
+#: yet). Quirk et al. 1985, 14.12, complex subordinators of time and condition; "now that"
+#: states its clause as a fact and is left out.
+_COMPLEX_SUBORDINATORS = (
+    ("as", "soon", "as"),
+    ("as", "long", "as"),
+    ("so", "long", "as"),
+    ("in", "case"),
+    ("by", "the", "time"),
+    ("provided",),
+    ("providing",),
+)
 #: Families whose lexicon has passive phrasings of their own ("be caused by", "be blocked by").
 #: Words that deny a phrasing by themselves ("did nothing for", "never helped").
 _DENYING_WORDS = frozenset({"not", "n't", "never", "nothing", "no", "none", "nobody"})
@@ -311,6 +324,16 @@ def _content(name: str) -> frozenset[str]:
             continue
         out.add(t.lemma)
     return frozenset(out)
+
+
+def _ends_subordinator(toks: list[Token], k: int) -> bool:
+    """Whether the words up to ``toks[k]`` are a subordinator of several words ("as soon
+    as", "in case"; :data:`_COMPLEX_SUBORDINATORS`)."""
+    for words in _COMPLEX_SUBORDINATORS:
+        lo = k - len(words) + 1
+        if lo >= 0 and tuple(t.lower for t in toks[lo : k + 1]) == words:
+            return True
+    return False
 
 
 class _Reading:
@@ -1758,7 +1781,7 @@ class _Reading:
                 return False  # "Resolved: Ana becomes treasurer": a clause after a heading
         k = min(m.literals) - 1
         while k >= 0 and toks[k].lower not in (",", ";", ":", "-"):
-            if toks[k].lower in _SUBORDINATORS:
+            if toks[k].lower in _SUBORDINATORS or _ends_subordinator(toks, k):
                 return False  # "once the migration is done, ...": a condition, not a fact
             k -= 1
         return True

@@ -133,3 +133,13 @@ def test_an_act_begun_is_in_progress_and_a_thing_started_is_not() -> None:
     assert ("repaint the hall", "in progress") in statuses("Maria started repainting the hall.")
     assert not statuses("I started the car.")
     assert not statuses("We'll start sanding the floors tomorrow.")
+
+
+@needs_parser
+def test_a_status_in_a_clause_of_several_word_subordinator_is_a_condition() -> None:
+    # "as soon as", "in case", "as long as" open a time or a condition like "once" does: the
+    # thing is not done yet (Quirk et al. 1985, 14.12)
+    assert not statuses("The mural starts as soon as the scaffold is signed off.")
+    assert not statuses("Keep the tarp handy in case the roof repair is delayed again.")
+    assert not statuses("The bakery stays open as long as the oven is fixed.")
+    assert ("scaffold", "done") in statuses("The scaffold is signed off, so the mural starts.")
