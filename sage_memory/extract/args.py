@@ -282,7 +282,7 @@ class ArgReader(PhraseReader):
         ):
             return None  # "a TV, by choice", "the API, fyi": an aside, not a list item
         if conj and j + 1 < e and _repeated_preposition(toks, j, prev):
-            j += 1  # "by X or by Y", "allergic to shellfish and to latex"
+            j += 1  # "by X or by Y", "allergic to wool and to dust"
         if prev.kind == TASK and toks[j].pos == PART:
             j += 1
         t = toks[j]

@@ -176,7 +176,7 @@ _DO_FORMS = frozenset({"do", "does", "did"})
 
 def _predicative(parsed: tuple[syntax.Parsed, ...], k: int) -> bool:
     """The adjective at ``k`` stands alone as a predicate: no noun or adjective follows it,
-    so a clitic "'s" before it is "is" ("Fatou's allergic to latex", "Ana's happy"), where
+    so a clitic "'s" before it is "is" ("Ines's allergic to wool", "Ana's happy"), where
     before "old car" it is a possessive. An adjective heads a noun phrase only from before
     its noun (Quirk et al. 1985, 7.3, attributive and predicative adjectives)."""
     if k >= len(parsed) or not parsed[k].tag.startswith("JJ"):
@@ -307,15 +307,15 @@ def _clause_final_verbs(tokens: list[Token], lex: Lexicon) -> None:
             end.pos = VERB
 
 
-#: Verbs that take an object and a bare infinitive ("made the ball skid", "let the dough
+#: Verbs that take an object and a bare infinitive ("made the pipes burst", "let the dough
 #: rise"): Quirk et al. 1985, 16.52 (causative and perception verbs).
 _BARE_INFINITIVE_HEADS = frozenset({"make", "let", "help", "see", "watch", "hear"})
 
 
 def _bare_infinitives(tokens: list[Token]) -> None:
-    """ "Rain made the ball skid": the word after a causative verb's object is its bare
+    """ "The frost made the pipes burst": the word after a causative verb's object is its bare
     infinitive when the parse makes it the causative's clausal complement, even where the
-    small model tags it a noun ("ball skid" as a compound). Only a word the dictionary also
+    small model tags it a noun ("pipes burst" as a compound). Only a word the dictionary also
     knows as a verb, after an object noun, turns."""
     for k, tok in enumerate(tokens):
         if tok.pos != VERB or base_form(tok.lower) not in _BARE_INFINITIVE_HEADS:

@@ -405,7 +405,7 @@ class PhraseReader:
             inner = self._np_end(toks, end + 1, e, allow_of=False)
             if inner > end + 1 and self._of_names(toks, end - 1, end + 1, inner):
                 end = inner
-        # "a spike in cancellations": a noun of change names what changed with its "in" phrase
+        # "a jump in returns": a noun of change names what changed with its "in" phrase
         elif (
             allow_of
             and end + 1 < e
@@ -478,7 +478,7 @@ class PhraseReader:
             j2 = self._np_end(toks, j, e)
             j = max(j, j2)
         if _object_particle(toks, k, j, e):
-            j += 1  # "boil it down", "put the tools away": the particle after the object
+            j += 1  # "fold it up", "put the tools away": the particle after the object
         if j < e and toks[j].pos == ADJ and j + 1 >= e:
             j += 1  # "serve the bread warm"
         if j < e and toks[j].lower in _VP_PREPS and not self.is_time(toks, j):
@@ -703,11 +703,11 @@ _TRAILING = frozenset({"advmod", "npadvmod"})
 
 def _object_particle(toks: list[Token], k: int, j: int, e: int) -> bool:
     """Whether ``toks[j]`` is the particle of the phrasal verb at ``k`` placed after its
-    object ("stand it up", "boil the sap down"): a particle the parse tags as one (RP, not
+    object ("hang it up", "turn the heat down"): a particle the parse tags as one (RP, not
     a preposition heading a phrase), or any after a pronoun, right after the object, and
     closing the phrase. A
-    pronoun object must stand before the particle (Quirk et al. 16.4: "boil it down", never
-    "boil down it"), so the split order is the only one a pronoun step has."""
+    pronoun object must stand before the particle (Quirk et al. 16.4: "fold it up", never
+    "fold up it"), so the split order is the only one a pronoun step has."""
     return (
         k + 1 < j < e
         and toks[j].lower in _PARTICLES

@@ -61,8 +61,8 @@ def _with_particle(name: str, toks: list[Token], k: int, e: int) -> str:
 
 
 def _capital_verb(t: Token) -> bool:
-    """A step's opening compound verb that its capital made a name ("Cold-inflate the
-    envelope", "Re-seal the jar"): the parse's base form, its last part a verb."""
+    """A step's opening compound verb that its capital made a name ("Pre-heat the
+    oven", "Re-seal the jar"): the parse's base form, its last part a verb."""
     return (
         t.pos == PROPN
         and t.tag == "VB"
@@ -370,7 +370,7 @@ class PlanReader:
     def _parsed_verb(self, toks: list[Token], k: int) -> bool:
         """A base-form verb by the parse when there is one ("move" in "Last move, promise"
         names a thing), else by the dictionary. A piece has no subject, so a present tense
-        the parse gives its opening verb is the imperative ("rinse it thrice"), and a word
+        the parse gives its opening verb is the imperative ("stir it twice"), and a word
         that can be a verb is one before an object pronoun ("true it": no adjective or noun
         takes "it" as its object)."""
         t = toks[k]

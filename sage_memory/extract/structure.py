@@ -1182,8 +1182,8 @@ class _Reading:
     @staticmethod
     def _compound_is_a_noun(m: Match, toks: list[Token], a: list[Arg], b: list[Arg]) -> bool:
         """ "a peanut allergy": the target of a ``compound_target`` phrasing is the noun that
-        premodifies the phrasing's head noun, so its span holds no verb ("Kwame's daughter has
-        a sesame allergy" is no possessive of "daughter has a sesame")."""
+        premodifies the phrasing's head noun, so its span holds no verb ("Oren's son has a
+        sesame allergy" is no possessive of "son has a sesame")."""
         if "compound_target" not in m.phrase.flags or not m.literals:
             return True
         head = max(m.literals)
@@ -2685,7 +2685,7 @@ def _with_amount(arg: Arg, toks: list[Token]) -> Arg:
 
 def _caused_event(arg: Arg, m: Match, toks: list[Token]) -> Arg:
     """The event a causative "make" brings about, named by its subject and verb like a
-    clause's event ("made the ball skid" -> "ball skid"; :meth:`_event`)."""
+    clause's event ("made the pipes burst" -> "pipes burst"; :meth:`_event`)."""
     verb = max(m.literals)
     if verb < arg.end or toks[verb].pos != VERB:
         return arg
