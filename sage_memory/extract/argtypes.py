@@ -102,12 +102,9 @@ def _embedder() -> Any:
 def type_scores(name: str) -> tuple[tuple[str, float], ...]:
     """Best prototype similarity per type for ``name``, nearest first (empty when the embedder
     is not available)."""
-    embedder = _embedder()
-    if embedder is None or not name.strip():
+    vec = _vector(name)
+    if vec is None:
         return ()
-    import numpy as np
-
-    vec = np.asarray(embedder.embed([name]))[0]
     best: dict[str, float] = {}
     for kind, sim in zip(_state["labels"], _state["rows"] @ vec, strict=True):
         best[kind] = max(best.get(kind, -1.0), float(sim))
@@ -127,18 +124,32 @@ def is_instrument(name: str, margin: float = MARGIN) -> bool:
     return is_type(name, "instrument", margin)
 
 
+@lru_cache(maxsize=1024)  # the scores of one name are read together; vectors are not small
+def _vector(name: str) -> Any:
+    """``name``'s embedding, computed once for every score that reads it (None when the
+    embedder is not available or the name is blank)."""
+    embedder = _embedder()
+    if embedder is None or not name.strip():
+        return None
+    import numpy as np
+
+    return np.asarray(embedder.embed([name]))[0]
+
+
+def _lead_over_types(name: str, prototypes: str) -> float | None:
+    """How much nearer ``name`` is to the ``prototypes`` rows of the state (a family scored
+    apart) than to any type of :data:`PROTOTYPES`."""
+    scores = type_scores(name)
+    if not scores:
+        return None
+    return float(max(_state[prototypes] @ _vector(name))) - scores[0][1]
+
+
 @lru_cache(maxsize=8192)
 def condition_score(name: str) -> float | None:
     """How much nearer ``name`` is to a condition (:data:`CONDITION`) than to any type of
     :data:`PROTOTYPES` (None when the embedder is not available)."""
-    embedder = _embedder()
-    scores = type_scores(name)
-    if embedder is None or not scores:
-        return None
-    import numpy as np
-
-    vec = np.asarray(embedder.embed([name]))[0]
-    return float(max(_state["condition"] @ vec)) - scores[0][1]
+    return _lead_over_types(name, "condition")
 
 
 def is_condition(name: str, margin: float = CONDITION_MARGIN) -> bool:
@@ -151,14 +162,7 @@ def is_condition(name: str, margin: float = CONDITION_MARGIN) -> bool:
 def occupation_score(name: str) -> float | None:
     """How much nearer ``name`` is to a job or an occupation (:data:`OCCUPATION`) than to any
     type of :data:`PROTOTYPES` (None when the embedder is not available)."""
-    embedder = _embedder()
-    scores = type_scores(name)
-    if embedder is None or not scores:
-        return None
-    import numpy as np
-
-    vec = np.asarray(embedder.embed([name]))[0]
-    return float(max(_state["occupation"] @ vec)) - scores[0][1]
+    return _lead_over_types(name, "occupation")
 
 
 def is_occupation(name: str, margin: float = OCCUPATION_MARGIN) -> bool:
