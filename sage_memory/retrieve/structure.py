@@ -9,6 +9,7 @@ Only facts that hold at ``at`` (default: now) count. Every walk is bounded.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -165,29 +166,26 @@ def _in_told_order(steps: list[Step]) -> list[Step]:
     cluster"), in the order the sentence names them: such facts share their storage time, and
     their random ids must not order a rebuilt folder's answer."""
 
-    def group(s: Step) -> tuple[Any, ...] | None:
+    def group(item: tuple[int, Step]) -> tuple[Any, ...]:
+        i, s = item
         e = s.edge
-        return None if e is None else (s.hops, e.created_at, e.valid_from, e.fact, e.relation)
+        return (
+            ("alone", i) if e is None else (s.hops, e.created_at, e.valid_from, e.fact, e.relation)
+        )
 
     out: list[Step] = []
-    i = 0
-    while i < len(steps):
-        j = i + 1
-        key = group(steps[i])
-        while key is not None and j < len(steps) and group(steps[j]) == key:
-            j += 1
-        run = steps[i:j]
-        if len(run) > 1:
-            fact = (run[0].edge.fact if run[0].edge is not None else "").casefold()
-
-            def told_at(s: Step, fact: str = fact) -> tuple[int, str]:
-                at = fact.find(s.node.name.casefold())
-                return (len(fact) if at < 0 else at, s.node.name)
-
-            run.sort(key=told_at)
-        out += run
-        i = j
+    for _, items in itertools.groupby(enumerate(steps), key=group):
+        run = [s for _, s in items]
+        fact = run[0].edge.fact if run[0].edge is not None else ""
+        out += sorted(run, key=lambda s: (_told_at(fact, s.node.name), s.node.name))
     return out
+
+
+def _told_at(fact: str, name: str) -> int:
+    """Where ``name`` first appears in ``fact`` (case aside); past its end when it does not."""
+    folded = fact.casefold()
+    i = folded.find(name.casefold()) if name else -1
+    return len(folded) if i < 0 else i
 
 
 def predecessors(
@@ -604,14 +602,9 @@ def _told_order(e: Edge, names: Mapping[str, str]) -> tuple[Any, ...]:
     """Facts of one memory in the order its text tells them (where each end's name first
     appears in the sentence), then by their names: a memory's edges share one storage time,
     and their random ids must not decide the order a rebuilt folder lists them in."""
-    fact = e.fact.casefold()
     src, dst = names.get(e.source_id, ""), names.get(e.target_id, "")
-
-    def at(name: str) -> int:
-        i = fact.find(name) if name else -1
-        return len(fact) if i < 0 else i
-
-    return (e.created_at, min(at(src), at(dst)), at(src), e.relation, src, dst, e.id)
+    at_src, at_dst = _told_at(e.fact, src), _told_at(e.fact, dst)
+    return (e.created_at, min(at_src, at_dst), at_src, e.relation, src, dst, e.id)
 
 
 def _aliases(
