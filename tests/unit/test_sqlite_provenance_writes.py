@@ -40,14 +40,18 @@ def _rows(store: SQLiteGraphStore, nid: str) -> list[tuple[str, str]]:
     )
 
 
-def _inserted(store: SQLiteGraphStore, before: Node, after: Node) -> int:
+def _statements(store: SQLiteGraphStore, before: Node, after: Node) -> list[str]:
     seen: list[str] = []
     store._db.set_trace_callback(seen.append)
     try:
         write(store, (before, after))
     finally:
         store._db.set_trace_callback(None)
-    return sum("INSERT INTO provenance" in s for s in seen)
+    return seen
+
+
+def _inserted(store: SQLiteGraphStore, before: Node, after: Node) -> int:
+    return sum("INSERT INTO provenance" in s for s in _statements(store, before, after))
 
 
 def test_a_hub_gaining_one_memory_writes_one_row(tmp_path: Path) -> None:
@@ -65,16 +69,6 @@ def test_a_hub_gaining_one_memory_writes_one_row(tmp_path: Path) -> None:
     assert _rows(store, hub.id) == [("m3", "node"), ("m4", "mention"), ("x1", "node")]
     write(store, (shrunk, None))
     assert _rows(store, hub.id) == []
-
-
-def _statements(store: SQLiteGraphStore, before: Node, after: Node) -> list[str]:
-    seen: list[str] = []
-    store._db.set_trace_callback(seen.append)
-    try:
-        write(store, (before, after))
-    finally:
-        store._db.set_trace_callback(None)
-    return seen
 
 
 def test_a_hub_gaining_a_memory_reads_none_of_its_rows(tmp_path: Path) -> None:
