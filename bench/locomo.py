@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -221,6 +221,29 @@ def sage_system(
     info = {"ingest_s": round(ingest_s, 2), "nodes": stats["nodes"], "edges": stats["edges"]}
     system = System("sage", search, mem.close)
     return system, info, ablated
+
+
+def ingested(
+    convs: Sequence[Conversation], emb: CachedMiniLM, *, prefix: str
+) -> Iterator[tuple[Conversation, System, Callable[[dict[str, Any]], Search]]]:
+    """Each conversation ingested in turn into its own temporary folder with search's offline
+    defaults (the rule extractor where it loads, preset ``balanced``): the conversation, its
+    system and its ablation maker. The memory is closed when the next one is asked for."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        for conv in convs:
+            emb.warm([t.text for t in conv.turns])
+            sage, _, ablated = sage_system(
+                conv,
+                emb,
+                Path(tmp) / conv.sample_id,
+                infer=rule_extractor_available(),
+                preset="balanced",
+            )
+            try:
+                yield conv, sage, ablated
+            finally:
+                sage.close()
+            print(f"{conv.sample_id} done", file=sys.stderr)
 
 
 def _docs(conv: Conversation) -> list[Doc]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import CachedMiniLM
-from locomo import DATA, Tally, load, rule_extractor_available, sage_system
+from locomo import DATA, Tally, ingested, load
 
 
 def main() -> None:
@@ -36,25 +35,14 @@ def main() -> None:
     emb = CachedMiniLM()
     tallies: dict[str, Tally] = defaultdict(Tally)
     took: dict[str, float] = defaultdict(float)
-    with tempfile.TemporaryDirectory(prefix="sage-probe-") as tmp:
-        for conv in convs:
-            emb.warm([t.text for t in conv.turns])
-            sage, _, ablated = sage_system(
-                conv,
-                emb,
-                Path(tmp) / conv.sample_id,
-                infer=rule_extractor_available(),
-                preset="balanced",
-            )
-            for changes in variants:
-                name = json.dumps(changes)
-                run = ablated(changes)
-                t0 = time.process_time()
-                for q in conv.questions:
-                    tallies[name].add(q, run(q.text, 20), 0.0)
-                took[name] += time.process_time() - t0
-            sage.close()
-            print(f"{conv.sample_id} done", file=sys.stderr)
+    for conv, _, ablated in ingested(convs, emb, prefix="sage-probe-"):
+        for changes in variants:
+            name = json.dumps(changes)
+            run = ablated(changes)
+            t0 = time.process_time()
+            for q in conv.questions:
+                tallies[name].add(q, run(q.text, 20), 0.0)
+            took[name] += time.process_time() - t0
     for name, t in tallies.items():
         s = t.summary()
         print(
